@@ -1,0 +1,133 @@
+"""Parse a notebook's code cells once, in execution order, with import aliases resolved."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..notebook.model import Cell, Notebook
+
+
+@dataclass
+class ParsedCell:
+    cell: Cell
+    tree: ast.Module | None
+    syntax_error: SyntaxError | None = None
+
+
+@dataclass
+class ParsedNotebook:
+    """The notebook's code as ASTs, in the order the cells ran, plus name resolution helpers."""
+
+    notebook: Notebook
+    cells: list[ParsedCell] = field(default_factory=list)  # execution order
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> dotted qualified name
+
+    @classmethod
+    def from_notebook(cls, nb: Notebook) -> ParsedNotebook:
+        parsed = cls(notebook=nb)
+        for cell in nb.execution_order():
+            if cell.python is None:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(cell.python)
+                parsed.cells.append(ParsedCell(cell, tree))
+            except SyntaxError as exc:
+                parsed.cells.append(ParsedCell(cell, None, exc))
+            except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+                err = SyntaxError(f"cannot parse: {type(exc).__name__}")
+                err.lineno = 1
+                parsed.cells.append(ParsedCell(cell, None, err))
+        parsed.aliases = collect_aliases(pc.tree for pc in parsed.cells if pc.tree is not None)
+        return parsed
+
+    @property
+    def trees(self) -> Iterator[tuple[Cell, ast.Module]]:
+        for pc in self.cells:
+            if pc.tree is not None:
+                yield pc.cell, pc.tree
+
+    def walk(self) -> Iterator[tuple[Cell, ast.AST]]:
+        """Every AST node of every parsed cell, cells in execution order."""
+        for cell, tree in self.trees:
+            for node in ast.walk(tree):
+                yield cell, node
+
+    def calls(self) -> Iterator[tuple[Cell, ast.Call, str]]:
+        """Every call with its resolved qualified name ("" when the callee is not a name chain)."""
+        for cell, node in self.walk():
+            if isinstance(node, ast.Call):
+                yield cell, node, self.qualname(node.func)
+
+    def qualname(self, node: ast.AST) -> str:
+        return qualname(node, self.aliases)
+
+    @cached_property
+    def imported_modules(self) -> set[str]:
+        return {v.split(".")[0] for v in self.aliases.values()}
+
+    def statements(self) -> Iterator[tuple[Cell, ast.stmt]]:
+        """Top-level statements of every cell, in execution order."""
+        for cell, tree in self.trees:
+            yield from ((cell, s) for s in tree.body)
+
+
+def collect_aliases(trees) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        aliases[a.asname] = a.name
+                    else:
+                        root = a.name.split(".")[0]
+                        aliases.setdefault(root, root)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    if a.name != "*":
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level > 0:
+                mod = "." * node.level + (node.module or "")
+                for a in node.names:
+                    if a.name != "*":
+                        aliases[a.asname or a.name] = f"{mod}.{a.name}"
+    return aliases
+
+
+def dotted(node: ast.AST) -> str:
+    """`a.b.c` for a Name/Attribute chain, "" otherwise."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def qualname(node: ast.AST, aliases: dict[str, str]) -> str:
+    """Resolve a callee through import aliases: `np.random.seed` -> `numpy.random.seed`.
+
+    For a chained call such as `torch.nn.Linear(2, 3).to(dev)` the method part is returned as `.to`.
+    """
+    name = dotted(node)
+    if not name:
+        if isinstance(node, ast.Attribute):
+            return "." + node.attr
+        return ""
+    root, _, rest = name.partition(".")
+    if root in aliases:
+        target = aliases[root]
+        return f"{target}.{rest}" if rest else target
+    return name
+
+
+def last_part(name: str) -> str:
+    return name.rsplit(".", 1)[-1]

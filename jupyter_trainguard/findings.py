@@ -1,0 +1,197 @@
+"""The one findings model shared by every front end: `Finding`, `Location`, `Report`."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = "1.0"
+
+CATEGORIES: dict[str, str] = {
+    "leakage.preprocessing": "A transform fitted on data that later reaches validation or test.",
+    "leakage.overlap": "The same rows can end up in training and evaluation data.",
+    "leakage.multi-test": "The test set influences model selection or is scored repeatedly.",
+    "leakage.target": "Features carry the label or information unavailable at prediction time.",
+    "leakage.temporal": "Time-ordered data split or validated so the model sees the future.",
+    "reproducibility.seeding": "Random number generators or random_state left unseeded.",
+    "reproducibility.determinism": "Nondeterministic kernels or settings that cannot take effect.",
+    "reproducibility.environment": "Dependencies not pinned, so a rerun may use other versions.",
+    "reproducibility.order": "Cells ran in an order that differs from the document.",
+    "checkpointing": "Checkpoints that cannot resume training exactly or load unsafely.",
+    "tracking": "Experiment runs not logged, or left open after a failure.",
+    "training": "Training-loop mistakes that change reported metrics.",
+    "evaluation": "Metrics computed on the wrong data.",
+    "pipeline": "Notebooks that bypass or misuse the shared training components.",
+    "config": "Configuration constants with invalid values.",
+    "notebook": "The notebook itself could not be (fully) read or parsed.",
+    "memory": "GPU or host memory problems seen while training.",
+}
+
+
+class Severity(str, enum.Enum):
+    """How serious a finding is; ordered error > warning > info."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+    @classmethod
+    def parse(cls, value: str | Severity) -> Severity:
+        if isinstance(value, Severity):
+            return value
+        value = value.lower().strip()
+        aliases = {"e": "error", "w": "warning", "warn": "warning", "i": "info", "note": "info"}
+        return cls(aliases.get(value, value))
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding points: file, cell (0-based index) and line within the cell (1-based)."""
+
+    path: str
+    cell: int | None = None
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    file_line: int | None = None
+    execution_count: int | None = None
+
+    def label(self) -> str:
+        parts = [self.path]
+        if self.cell is not None:
+            parts.append(f"cell {self.cell + 1}")
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        return ":".join(parts[:1]) + (" (" + ", ".join(parts[1:]) + ")" if len(parts) > 1 else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Location:
+        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass
+class Finding:
+    """One problem found by one rule at one place."""
+
+    rule_id: str
+    severity: Severity
+    category: str
+    message: str
+    location: Location
+    impact: str = ""
+    fix: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    rule_name: str = ""
+    source: str = "static"  # "static" | "runtime" | "artifact"
+
+    def sort_key(self) -> tuple:
+        loc = self.location
+        return (loc.path, loc.cell if loc.cell is not None else -1, loc.line or 0, -self.severity.rank, self.rule_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "rule_name": self.rule_name,
+            "severity": self.severity.value,
+            "category": self.category,
+            "message": self.message,
+            "location": self.location.to_dict(),
+            "impact": self.impact,
+            "fix": self.fix,
+            "evidence": self.evidence,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        return cls(
+            rule_id=data["rule_id"],
+            severity=Severity.parse(data["severity"]),
+            category=data["category"],
+            message=data["message"],
+            location=Location.from_dict(data.get("location", {"path": "<unknown>"})),
+            impact=data.get("impact", ""),
+            fix=data.get("fix", ""),
+            evidence=data.get("evidence", {}) or {},
+            rule_name=data.get("rule_name", ""),
+            source=data.get("source", "static"),
+        )
+
+
+@dataclass
+class Suppressed:
+    """A finding that was silenced, and how."""
+
+    finding: Finding
+    reason: str  # e.g. "inline # trainguard: ignore[LEAK001]" or "--ignore LEAK"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"finding": self.finding.to_dict(), "reason": self.reason}
+
+
+@dataclass
+class Report:
+    """All that one analysis of one notebook (or live session) produced."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: list[Suppressed] = field(default_factory=list)
+    skipped_rules: dict[str, str] = field(default_factory=dict)  # rule id -> why
+    rules_run: list[str] = field(default_factory=list)
+    notebook_kind: str = "other"  # "standard" | "experimental" | "other"
+    cells: int = 0
+    elapsed_ms: float = 0.0
+    error: str | None = None  # set when the notebook could not be read at all
+
+    def sorted_findings(self) -> list[Finding]:
+        return sorted(self.findings, key=Finding.sort_key)
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            out[f.severity.value] += 1
+        return out
+
+    def max_severity(self) -> Severity | None:
+        if not self.findings:
+            return None
+        return max((f.severity for f in self.findings), key=lambda s: s.rank)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "path": self.path,
+            "notebook_kind": self.notebook_kind,
+            "cells": self.cells,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "error": self.error,
+            "counts": self.counts(),
+            "findings": [f.to_dict() for f in self.sorted_findings()],
+            "suppressed": [s.to_dict() for s in self.suppressed],
+            "skipped_rules": dict(sorted(self.skipped_rules.items())),
+            "rules_run": sorted(self.rules_run),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        return cls(
+            path=data["path"],
+            findings=[Finding.from_dict(f) for f in data.get("findings", [])],
+            suppressed=[
+                Suppressed(Finding.from_dict(s["finding"]), s["reason"]) for s in data.get("suppressed", [])
+            ],
+            skipped_rules=dict(data.get("skipped_rules", {})),
+            rules_run=list(data.get("rules_run", [])),
+            notebook_kind=data.get("notebook_kind", "other"),
+            cells=data.get("cells", 0),
+            elapsed_ms=data.get("elapsed_ms", 0.0),
+            error=data.get("error"),
+        )

@@ -1,0 +1,69 @@
+"""Turn a cell's IPython syntax (magics, shell escapes, help) into plain Python with a line map."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Cell magics whose body is ordinary Python that runs in the user namespace.
+PYTHON_BODY_MAGICS = frozenset(
+    {
+        "time", "timeit", "capture", "prun", "debug", "memit", "mprun", "guarded_train",
+        "tg_estimate", "trainguard", "px", "autopx", "spark", "pyinstrument", "scalene",
+        "snakeviz", "heat", "record", "python", "python3", "ipytest", "tensorboard",
+    }
+)
+
+_ESCAPE_RE = re.compile(r"^[ \t]*[%!?]|\?[ \t]*$|=[ \t]*[%!][A-Za-z_]", re.MULTILINE)
+
+
+@lru_cache(maxsize=1)
+def _transformer():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager()
+
+
+def split_cell_magic(source: str) -> tuple[str | None, str, int]:
+    """Return (magic name, body, line offset of the body) for a `%%magic` cell, else (None, source, 0)."""
+    stripped = source.lstrip("\n")
+    lead = len(source) - len(stripped)
+    if not stripped.startswith("%%"):
+        return None, source, 0
+    first, _, body = stripped.partition("\n")
+    name = first[2:].split(None, 1)[0] if len(first) > 2 else ""
+    return name or None, body, source[:lead].count("\n") + 1
+
+
+def to_python(source: str) -> tuple[str | None, list[int], str | None]:
+    """Return (python code or None when the cell is not Python, line map, cell magic name).
+
+    The line map gives, for each line of the returned code, the 1-based line of `source`.
+    """
+    magic, body, offset = split_cell_magic(source)
+    if magic is not None and magic not in PYTHON_BODY_MAGICS:
+        return None, [], magic
+    code = body
+    n_lines = code.count("\n") + 1
+    line_map = [offset + i + 1 for i in range(n_lines)]
+    if not _ESCAPE_RE.search(code):
+        return code, line_map, magic
+    try:
+        transformed = _transformer().transform_cell(code)
+    except Exception:  # IPython can raise on odd input; fall back to commenting the escapes out
+        transformed = _comment_escapes(code)
+    transformed = transformed[:-1] if transformed.endswith("\n") and not code.endswith("\n") else transformed
+    new_lines = transformed.count("\n") + 1
+    if new_lines != n_lines:  # continuation lines were merged: keep the map monotone and in range
+        line_map = [line_map[min(i, n_lines - 1)] for i in range(new_lines)]
+    return transformed, line_map, magic
+
+
+def _comment_escapes(code: str) -> str:
+    out = []
+    for line in code.split("\n"):
+        stripped = line.lstrip()
+        if stripped[:1] in ("%", "!", "?"):
+            line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+        out.append(line)
+    return "\n".join(out)

@@ -1,0 +1,68 @@
+"""Format-free notebook model: cells with their Python code and a line map back to the source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Cell:
+    """One cell. `python` is the code the analysis sees (IPython syntax transformed), or None."""
+
+    index: int
+    cell_type: str  # "code" | "markdown" | "raw"
+    source: str
+    python: str | None = None
+    line_map: list[int] = field(default_factory=list)  # python line (0-based idx) -> source line (1-based)
+    execution_count: int | None = None
+    file_line: int | None = None  # for text formats: file line of the cell's first source line
+    cell_magic: str | None = None
+    cell_id: str | None = None
+    tags: tuple[str, ...] = ()
+    outputs: list[dict] = field(default_factory=list)
+
+    @property
+    def is_code(self) -> bool:
+        return self.cell_type == "code"
+
+    def source_line(self, python_line: int) -> int:
+        """Map a 1-based line of `python` to the 1-based line in the cell's source."""
+        if not self.line_map:
+            return python_line
+        idx = min(max(python_line, 1), len(self.line_map)) - 1
+        return self.line_map[idx]
+
+    def file_line_of(self, source_line: int) -> int | None:
+        if self.file_line is None:
+            return None
+        return self.file_line + source_line - 1
+
+
+@dataclass
+class Notebook:
+    """A notebook read from any format, or the live session's history."""
+
+    path: str
+    cells: list[Cell] = field(default_factory=list)
+    format: str = "ipynb"  # "ipynb" | "py:percent" | "py:light" | "py" | "session"
+    nbformat: tuple[int, int] | None = None
+    metadata: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None  # the notebook could not be read at all
+
+    @property
+    def code_cells(self) -> list[Cell]:
+        return [c for c in self.cells if c.is_code]
+
+    def execution_order(self) -> list[Cell]:
+        """Code cells in the order they ran: by execution count when every non-empty code cell has a
+        distinct one, document order otherwise."""
+        cells = [c for c in self.code_cells if c.source.strip()]
+        counts = [c.execution_count for c in cells]
+        if cells and all(isinstance(n, int) for n in counts) and len(set(counts)) == len(counts):
+            return sorted(cells, key=lambda c: c.execution_count or 0)
+        return cells
+
+    def order_differs(self) -> bool:
+        cells = [c for c in self.code_cells if c.source.strip()]
+        return [c.index for c in self.execution_order()] != [c.index for c in cells]

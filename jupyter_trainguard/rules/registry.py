@@ -1,0 +1,150 @@
+"""The rule registry: each rule is one small unit registered with `@rule(...)`.
+
+A notebook rule is a function `check(ctx: NotebookContext) -> Iterable[Hit]`. A project rule (one that needs
+several notebooks, such as duplicate detection) has `collect(ctx) -> data` run per notebook and
+`combine(items: list[tuple[str, data]]) -> Iterable[tuple[str, Hit]]` run once over all of them. Runtime rules
+have no static check; they are registered for their documentation and produce findings through `Rule.finding`.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..findings import CATEGORIES, Finding, Location, Severity
+
+if TYPE_CHECKING:
+    from ..notebook.model import Cell
+
+
+@dataclass
+class Hit:
+    """What a rule reports; the engine turns it into a `Finding` with the rule's metadata and location.
+
+    `line` is 1-based in the cell's analysed Python code (the engine maps it back to the source line).
+    """
+
+    cell: Cell | None
+    line: int | None
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    severity: Severity | str | None = None
+    end_line: int | None = None
+    column: int | None = None
+
+    @classmethod
+    def at(cls, cell: Cell, node: ast.AST, message: str, **kw: Any) -> Hit:
+        return cls(cell, getattr(node, "lineno", None), message, end_line=getattr(node, "end_lineno", None),
+                   column=(getattr(node, "col_offset", -1) + 1) or None, **kw)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    category: str
+    severity: Severity
+    rationale: str
+    fix: str
+    impact: str
+    bad: str = ""
+    good: str = ""
+    scope: str = "notebook"  # "notebook" | "project" | "runtime"
+    check: Callable[..., Iterable[Hit]] | None = None
+    collect: Callable[..., Any] | None = None
+    combine: Callable[..., Iterable[tuple[str, Hit]]] | None = None
+    fix_safety: str | None = None  # "safe" | "unsafe" | None when no automatic fix exists
+    docs: str = ""
+
+    def finding(self, location: Location, message: str, evidence: dict[str, Any] | None = None,
+                severity: Severity | str | None = None, source: str = "runtime") -> Finding:
+        """Build a finding of this rule (runtime and artifact checks use this directly)."""
+        return Finding(
+            rule_id=self.id, rule_name=self.name,
+            severity=Severity.parse(severity) if severity else self.severity,
+            category=self.category, message=message, location=location,
+            impact=self.impact, fix=self.fix, evidence=dict(evidence or {}), source=source,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "category": self.category, "severity": self.severity.value,
+            "scope": self.scope, "rationale": self.rationale, "impact": self.impact, "fix": self.fix,
+            "fix_safety": self.fix_safety, "bad": self.bad, "good": self.good,
+        }
+
+
+_RULES: dict[str, Rule] = {}
+_LOADED = False
+
+
+def rule(*, id: str, name: str, category: str, severity: str, rationale: str, fix: str, impact: str,
+         bad: str = "", good: str = "", scope: str = "notebook", fix_safety: str | None = None,
+         collect: Callable[..., Any] | None = None) -> Callable:
+    """Register the decorated function as the rule's check (or, for project rules, its `combine`)."""
+    if category not in CATEGORIES:
+        raise ValueError(f"rule {id}: unknown category {category!r}")
+
+    def register(fn: Callable) -> Callable:
+        if id in _RULES:
+            raise ValueError(f"rule id {id} registered twice")
+        _RULES[id] = Rule(
+            id=id, name=name, category=category, severity=Severity.parse(severity), rationale=rationale,
+            fix=fix, impact=impact, bad=bad.strip("\n"), good=good.strip("\n"), scope=scope,
+            check=fn if scope == "notebook" else None,
+            combine=fn if scope == "project" else None, collect=collect,
+            fix_safety=fix_safety, docs=(fn.__doc__ or "").strip(),
+        )
+        return fn
+
+    return register
+
+
+def runtime_rule(**meta: Any) -> Rule:
+    """Register a rule evaluated on live objects; returns it so the runtime can call `.finding(...)`."""
+    register = rule(scope="runtime", **meta)
+    register(lambda ctx: ())
+    return _RULES[meta["id"]]
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from .. import rules as pkg
+
+    for mod in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
+        leaf = mod.name.rsplit(".", 1)[-1]
+        if leaf.startswith("_") or leaf in ("registry", "context"):
+            continue
+        importlib.import_module(mod.name)
+
+
+def all_rules() -> list[Rule]:
+    _load_all()
+    return sorted(_RULES.values(), key=lambda r: r.id)
+
+
+def get_rule(rule_id: str) -> Rule:
+    _load_all()
+    try:
+        return _RULES[rule_id.upper()]
+    except KeyError:
+        raise KeyError(f"unknown rule {rule_id!r}") from None
+
+
+def matches(rule_obj: Rule, patterns: Iterable[str]) -> bool:
+    """True when a pattern is a prefix of the rule id, its name, or its category."""
+    for p in patterns:
+        p = p.strip()
+        if not p:
+            continue
+        if rule_obj.id.upper().startswith(p.upper()) or rule_obj.name == p or \
+                rule_obj.category == p or rule_obj.category.startswith(p + "."):
+            return True
+    return False

@@ -1,0 +1,53 @@
+"""Inline suppression: `# trainguard: ignore[ID, ...]` on a line, or before any code at the top of a cell."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .notebook.model import Cell
+
+_DIRECTIVE = re.compile(r"#\s*trainguard\s*:\s*ignore(?:\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Directive:
+    ids: tuple[str, ...]  # empty means every rule
+    line: int | None  # None: the whole cell
+
+    def covers(self, rule_id: str) -> bool:
+        return not self.ids or any(rule_id.upper().startswith(i.upper()) for i in self.ids)
+
+    def describe(self) -> str:
+        what = "[" + ", ".join(self.ids) + "]" if self.ids else ""
+        where = "cell" if self.line is None else f"line {self.line}"
+        return f"inline '# trainguard: ignore{what}' ({where})"
+
+
+def directives(cell: Cell) -> list[Directive]:
+    if "trainguard" not in cell.source:
+        return []
+    out: list[Directive] = []
+    code_seen = False
+    for n, line in enumerate(cell.source.split("\n"), start=1):
+        stripped = line.strip()
+        m = _DIRECTIVE.search(line)
+        if m:
+            ids = tuple(i.strip() for i in (m.group("ids") or "").split(",") if i.strip())
+            at_top = not code_seen and stripped.startswith("#")
+            out.append(Directive(ids, None if at_top else n))
+        if stripped and not stripped.startswith("#") and not stripped.startswith("%%"):
+            code_seen = True
+    return out
+
+
+def suppressing(cell: Cell | None, line: int | None, end_line: int | None, rule_id: str) -> Directive | None:
+    """The directive that silences `rule_id` at this place, if any (a statement's last line counts too)."""
+    if cell is None:
+        return None
+    for d in directives(cell):
+        if not d.covers(rule_id):
+            continue
+        if d.line is None or (line is not None and line <= d.line <= (end_line or line)):
+            return d
+    return None
