@@ -38,7 +38,7 @@ class ConstantSpec:
     def describe(self) -> str:
         parts = []
         if self.type != "any":
-            parts.append(f"a {self.type.replace('_', ' of ')}" if "_list" in self.type else f"a {self.type}")
+            parts.append(f"a list of {self.type[:-5]}" if self.type.endswith("_list") else f"a {self.type}")
         if self.choices is not None:
             parts.append("one of " + ", ".join(repr(c) for c in self.choices))
         if self.min is not None or self.max is not None:

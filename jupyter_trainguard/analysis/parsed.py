@@ -43,8 +43,23 @@ class ParsedNotebook:
                 err = SyntaxError(f"cannot parse: {type(exc).__name__}")
                 err.lineno = 1
                 parsed.cells.append(ParsedCell(cell, None, err))
-        parsed.aliases = collect_aliases(pc.tree for pc in parsed.cells if pc.tree is not None)
+        parsed.aliases = aliases_from_nodes(node for _, node in parsed.nodes
+                                            if isinstance(node, (ast.Import, ast.ImportFrom)))
         return parsed
+
+    @cached_property
+    def nodes(self) -> list[tuple[Cell, ast.AST]]:
+        """Every AST node of every parsed cell (cells in execution order), computed once."""
+        out: list[tuple[Cell, ast.AST]] = []
+        for pc in self.cells:
+            if pc.tree is not None:
+                cell = pc.cell
+                out.extend((cell, node) for node in ast.walk(pc.tree))
+        return out
+
+    @cached_property
+    def call_list(self) -> list[tuple[Cell, ast.Call, str]]:
+        return [(cell, node, self.qualname(node.func)) for cell, node in self.nodes if isinstance(node, ast.Call)]
 
     @property
     def trees(self) -> Iterator[tuple[Cell, ast.Module]]:
@@ -54,15 +69,11 @@ class ParsedNotebook:
 
     def walk(self) -> Iterator[tuple[Cell, ast.AST]]:
         """Every AST node of every parsed cell, cells in execution order."""
-        for cell, tree in self.trees:
-            for node in ast.walk(tree):
-                yield cell, node
+        return iter(self.nodes)
 
     def calls(self) -> Iterator[tuple[Cell, ast.Call, str]]:
         """Every call with its resolved qualified name ("" when the callee is not a name chain)."""
-        for cell, node in self.walk():
-            if isinstance(node, ast.Call):
-                yield cell, node, self.qualname(node.func)
+        return iter(self.call_list)
 
     def qualname(self, node: ast.AST) -> str:
         return qualname(node, self.aliases)
@@ -78,25 +89,30 @@ class ParsedNotebook:
 
 
 def collect_aliases(trees) -> dict[str, str]:
+    """Local name -> qualified name for every import in the trees."""
+    return aliases_from_nodes(n for tree in trees for n in ast.walk(tree)
+                              if isinstance(n, (ast.Import, ast.ImportFrom)))
+
+
+def aliases_from_nodes(import_nodes) -> dict[str, str]:
     aliases: dict[str, str] = {}
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.asname:
-                        aliases[a.asname] = a.name
-                    else:
-                        root = a.name.split(".")[0]
-                        aliases.setdefault(root, root)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for a in node.names:
-                    if a.name != "*":
-                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-            elif isinstance(node, ast.ImportFrom) and node.level > 0:
-                mod = "." * node.level + (node.module or "")
-                for a in node.names:
-                    if a.name != "*":
-                        aliases[a.asname or a.name] = f"{mod}.{a.name}"
+    for node in import_nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    aliases[a.asname] = a.name
+                else:
+                    root = a.name.split(".")[0]
+                    aliases.setdefault(root, root)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                if a.name != "*":
+                    aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            mod = "." * node.level + (node.module or "")
+            for a in node.names:
+                if a.name != "*":
+                    aliases[a.asname or a.name] = f"{mod}.{a.name}"
     return aliases
 
 

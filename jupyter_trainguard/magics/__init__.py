@@ -8,6 +8,7 @@ import importlib
 MAGIC_CLASSES = [
     ("jupyter_trainguard.magics.guarded", "GuardedTrainMagics"),
     ("jupyter_trainguard.magics.audit", "TrainAuditMagics"),
+    ("jupyter_trainguard.magics.estimate", "EstimateMagics"),
 ]
 
 _registered: dict[int, list[object]] = {}

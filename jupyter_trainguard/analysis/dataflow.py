@@ -1,0 +1,1103 @@
+"""Cross-cell dataflow for ML notebooks: where data comes from, how it was split, what was fitted on it.
+
+One pass over the top-level statements of every cell in execution order (loops and branches analysed once,
+notebook-defined helper functions inlined at each call, up to a small depth). Every data expression becomes a
+`Value` that knows its ancestors, its split role (train/val/test, from split calls, slicing or names), the
+transformers whose output reached it, resampling/duplication, time-order evidence and column facts. Estimators are
+`Est` objects shared by all names bound to them, so `fit` then `transform`/`predict` on another name is followed.
+Rules read the recorded events (`fits`, `splits`, `scores`, `eval_uses`, `selections`, ...), never the AST again.
+Unknown calls propagate their data arguments conservatively; nothing here imports an ML library.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..notebook.model import Cell
+from .names import (
+    CV_FUNCS,
+    DATE_WORD,
+    EVAL_KWARGS,
+    METRIC_HINTS,
+    ML_ROOTS,
+    MODEL_SUFFIXES,
+    PIPELINES,
+    PREDICT_METHODS,
+    RESAMPLERS_UP,
+    SEARCHES,
+    SPLITTERS,
+    TIME_OPS,
+    TORCH_MODULE_BASES,
+    TRANSFORMERS,
+    role_from_name,
+)
+from .parsed import ParsedNotebook, dotted, last_part
+
+HOLDOUT = ("val", "test")
+_COUNTER = itertools.count(1)
+_META_ATTRS = frozenset({"columns", "shape", "dtypes", "dtype", "size", "ndim", "classes_", "feature_names_in_",
+                         "n_features_in_", "str", "dt", "cat", "name"})
+# methods that keep the frame's columns (so column facts survive them)
+_COL_KEEP = frozenset({"copy", "dropna", "fillna", "reset_index", "sort_values", "sort_index", "query", "sample",
+                       "head", "tail", "astype", "drop_duplicates", "replace", "to_numpy", "values", "iloc", "loc",
+                       "interpolate", "ffill", "bfill", "set_index", "infer_objects", "clip", "round", "abs"})
+
+
+@dataclass(eq=False)
+class Est:
+    """An estimator/transformer/splitter object (shared by every name bound to it)."""
+
+    cls: str
+    ekind: str  # transformer | model | pipeline | search | resampler | splitter | torch | unknown
+    cell: Cell | None
+    line: int | None
+    name: str | None = None
+    multi: bool = False  # stands for several objects (a loop over models / hyperparameters)
+    hyper: bool = False  # built from a loop's hyperparameter value
+    shuffle: bool | None = None  # for splitters
+    fitted: FitEvent | None = None
+    node: ast.AST | None = None
+
+
+@dataclass(eq=False)
+class Value:
+    """An abstract data value (or estimator, prediction, score)."""
+
+    vid: int
+    kind: str  # data | est | pred | score | hyper | func | tuple
+    anc: frozenset[int] = frozenset()
+    name: str | None = None
+    cell: Cell | None = None
+    line: int | None = None
+    role: str | None = None  # train | val | test | fold_train | fold_val
+    strong: bool = False  # role from a split (call, slice, fold), not only a name
+    taints: frozenset = frozenset()  # transformer FitEvents whose output reached this value
+    resampled: frozenset = frozenset()  # Resample events
+    dup: frozenset = frozenset()  # duplication events
+    time: frozenset = frozenset()  # (evidence, cell index, line) of time-order evidence
+    cols: dict | None = None  # {"frame": key, "removed": set, "selected": list|None}
+    label: tuple | None = None  # (frame key, column) when this is the target column
+    est: Est | None = None
+    fit: FitEvent | None = None  # for predictions/scores: the fit that produced them
+    score: bool = False
+    train_score: bool = False  # a metric on training data
+    hyper: bool = False
+    items: tuple | None = None  # for tuples/lists with known elements
+    keys: dict | None = None  # for dict literals with string keys
+    func: ast.FunctionDef | None = None
+
+
+@dataclass(eq=False)
+class FitEvent:
+    eid: int
+    est: Est
+    method: str
+    data: Value | None
+    y: Value | None
+    cell: Cell
+    node: ast.AST
+    loops: tuple = ()
+
+
+@dataclass(eq=False)
+class SplitEvent:
+    sid: int
+    func: str
+    kind: str  # split | cv | slice | folds | search
+    inputs: list
+    outputs: list
+    cell: Cell
+    node: ast.AST
+    shuffle: bool | None = True
+    random_state: bool = False
+
+
+@dataclass(eq=False)
+class ScoreEvent:
+    fit: FitEvent | None
+    est: Est | None
+    data: Value
+    method: str
+    cell: Cell
+    node: ast.AST
+    loops: tuple
+    result: Value | None = None
+
+
+@dataclass(eq=False)
+class Event:
+    """A generic event (resampling, duplication, eval-set use, selection, label use, time op)."""
+
+    what: str
+    cell: Cell
+    node: ast.AST
+    detail: dict = field(default_factory=dict)
+
+
+class Flow:
+    """Run the analysis once; rules read the recorded events."""
+
+    MAX_DEPTH = 3
+
+    def __init__(self, parsed: ParsedNotebook):
+        self.parsed = parsed
+        self.env: dict[str, Value] = {}
+        self.fits: list[FitEvent] = []
+        self.splits: list[SplitEvent] = []
+        self.scores: list[ScoreEvent] = []
+        self.resamples: list[Event] = []
+        self.dups: list[Event] = []
+        self.eval_uses: list[Event] = []
+        self.selections: list[Event] = []
+        self.label_leaks: list[Event] = []
+        self.reports: list[Event] = []  # train-score reported with a val/test label
+        self.derived_cols: dict[tuple, set] = {}  # (frame, col) -> referenced columns
+        self.torch_classes: set[str] = set()
+        self.loops: list[tuple[int, str]] = []
+        self.depth = 0
+        self.cell: Cell | None = None
+        self.stmt: ast.stmt | None = None
+        self.value_by_id: dict[int, Value] = {}
+        self._ret: list[Value | None] | None = None
+        self.taint_owner: dict[int, FitEvent] = {}
+        self.transform_uses: list = []
+
+    # ----------------------------------------------------------------- values
+    def new(self, kind: str = "data", parents: Iterable[Value | None] = (), node: ast.AST | None = None,
+            **kw) -> Value:
+        vid = next(_COUNTER)
+        ps = [p for p in parents if p is not None and p.kind not in ("est", "func")]
+        anc = frozenset({vid}).union(*(p.anc for p in ps)) if ps else frozenset({vid})
+        v = Value(vid=vid, kind=kind, anc=anc, cell=self.cell, line=getattr(node, "lineno", None))
+        if ps:
+            roles = {p.role for p in ps if p.role}
+            if len(roles) == 1:
+                v.role = roles.pop()
+                v.strong = any(p.strong for p in ps if p.role == v.role)
+            v.taints = frozenset().union(*(p.taints for p in ps))
+            v.resampled = frozenset().union(*(p.resampled for p in ps))
+            v.dup = frozenset().union(*(p.dup for p in ps))
+            v.time = frozenset().union(*(p.time for p in ps))
+            v.score = any(p.score for p in ps)
+            v.train_score = any(p.train_score for p in ps)
+            v.hyper = any(p.hyper for p in ps)
+            fits = {p.fit for p in ps if p.fit is not None}
+            v.fit = fits.pop() if len(fits) == 1 else None
+            data_ps = [p for p in ps if p.kind in ("data", "pred")]
+            if len(data_ps) == 1:
+                v.cols, v.label = data_ps[0].cols, data_ps[0].label
+        for k, val in kw.items():
+            setattr(v, k, val)
+        self.value_by_id[vid] = v
+        return v
+
+    def loc(self, node: ast.AST) -> dict:
+        return {"cell": self.cell.index if self.cell else None, "line": getattr(node, "lineno", None)}
+
+    # --------------------------------------------------------------- driving
+    def run(self) -> Flow:
+        for pc in self.parsed.cells:
+            if pc.tree is None:
+                continue
+            self.cell = pc.cell
+            for stmt in pc.tree.body:
+                self.statement(stmt)
+        return self
+
+    def block(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            self.statement(s)
+
+    def statement(self, s: ast.stmt) -> None:
+        outer = self.stmt
+        if self.depth == 0 or self.stmt is None:
+            self.stmt = s
+        try:
+            self._statement(s)
+        except RecursionError:
+            pass
+        finally:
+            self.stmt = outer
+
+    def _statement(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Assign):
+            v = self.expr(s.value)
+            for t in s.targets:
+                self.assign(t, v, s.value)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.assign(s.target, self.expr(s.value), s.value)
+        elif isinstance(s, ast.AugAssign):
+            v = self.expr(s.value)
+            if isinstance(s.target, ast.Name):
+                old = self.env.get(s.target.id)
+                if old is not None or v is not None:
+                    self.env[s.target.id] = self.new("data" if not (v and v.score) else "score", [old, v], s)
+        elif isinstance(s, ast.Expr):
+            self.expr(s.value)
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            self.for_loop(s)
+        elif isinstance(s, ast.While):
+            self.expr(s.test)
+            self.loops.append((id(s), "while"))
+            self.block(s.body)
+            self.loops.pop()
+            self.block(s.orelse)
+        elif isinstance(s, ast.If):
+            self.check_selection(s.test, s)
+            self.expr(s.test)
+            self.block(s.body)
+            self.block(s.orelse)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                v = self.expr(item.context_expr)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, v, item.context_expr)
+            self.block(s.body)
+        elif isinstance(s, ast.Try):
+            self.block(s.body)
+            for h in s.handlers:
+                self.block(h.body)
+            self.block(s.orelse)
+            self.block(s.finalbody)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.env[s.name] = self.new("func", func=s)
+        elif isinstance(s, ast.ClassDef):
+            bases = {last_part(self.parsed.qualname(b)) for b in s.bases}
+            if bases & set(TORCH_MODULE_BASES) or bases & self.torch_classes:
+                self.torch_classes.add(s.name)
+        elif isinstance(s, ast.Return):
+            v = self.expr(s.value) if s.value is not None else None
+            if self._ret is not None:
+                self._ret.append(v)
+        elif isinstance(s, ast.Delete):
+            for t in s.targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    self.remove_cols(t.value.id, _strings(t.slice))
+
+    def for_loop(self, s: ast.For | ast.AsyncFor) -> None:
+        it = s.iter
+        target = s.target
+        if isinstance(it, ast.Call) and dotted(it.func) == "enumerate" and it.args:
+            it = it.args[0]
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target = target.elts[1]
+        kind = "other"
+        # for tr, te in kf.split(X, y)
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "split":
+            recv = self.expr(it.func.value)
+            if recv is not None and recv.kind == "est" and recv.est.ekind == "splitter":
+                data = [self.expr(a) for a in it.args]
+                outs = [self.new("data", data[:1], it, role="fold_train", strong=True),
+                        self.new("data", data[:1], it, role="fold_val", strong=True)]
+                self.splits.append(SplitEvent(next(_COUNTER), recv.est.cls, "folds", [d for d in data[:1] if d],
+                                              outs, self.cell, it, shuffle=recv.est.shuffle))
+                if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                    for t, o in zip(target.elts, outs):
+                        self.assign(t, o, it)
+                self.loops.append((id(s), "folds"))
+                self.block(s.body)
+                self.loops.pop()
+                return
+        v = self.expr(it)
+        if isinstance(it, ast.Call) and dotted(it.func) in ("range", "np.arange", "numpy.arange", "np.linspace") \
+                or isinstance(it, (ast.List, ast.Tuple)) and it.elts and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, (int, float, str)) for e in it.elts) \
+                or (v is not None and v.kind == "hyper"):
+            kind = "hyper"
+            self.assign(target, self.new("hyper", [], it, hyper=True), it)
+        elif v is not None and v.kind == "est":
+            kind = "models"
+            self.assign(target, v, it)
+        elif v is not None and v.items and any(i is not None and i.kind == "est" for i in v.items):
+            kind = "models"
+            est_item = next(i for i in v.items if i is not None and i.kind == "est")
+            self.assign(target, est_item, it)
+        elif v is not None:
+            self.assign(target, self.new(v.kind if v.kind != "tuple" else "data", [v], it), it)
+        else:
+            for n in _names(target):
+                self.env.pop(n, None)
+        self.loops.append((id(s), kind))
+        self.block(s.body)
+        self.loops.pop()
+        self.block(s.orelse)
+
+    # ------------------------------------------------------------ assignment
+    def assign(self, t: ast.expr, v: Value | None, rhs: ast.expr) -> None:
+        if isinstance(t, ast.Starred):
+            t = t.value
+        if isinstance(t, ast.Name):
+            if v is None:
+                self.env.pop(t.id, None)
+                return
+            self.env[t.id] = self.named(t.id, v, rhs)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            items = v.items if v is not None and v.items is not None else None
+            if items is not None and len(items) == len(t.elts):
+                for tt, vv in zip(t.elts, items):
+                    self.assign(tt, vv, rhs)
+            else:
+                for tt in t.elts:
+                    self.assign(tt, self.new(v.kind if v.kind in ("data", "pred", "score") else "data", [v], rhs)
+                                if v is not None and v.kind != "est" else v, rhs)
+        elif isinstance(t, ast.Subscript):
+            base = t.value
+            if isinstance(base, ast.Name) and base.id in self.env:
+                old = self.env[base.id]
+                if old.kind == "est":
+                    return
+                nv = self.new(old.kind if old.kind != "tuple" else "data", [old, v], rhs)
+                nv.role, nv.strong, nv.cols, nv.label = old.role, old.strong, old.cols, old.label
+                nv.name = base.id
+                if old.keys is not None:
+                    nv.keys = dict(old.keys)
+                    key = _const(t.slice)
+                    if isinstance(key, str) and v is not None:
+                        nv.keys[key] = v
+                cols = _strings(t.slice)
+                if cols and old.cols is not None:
+                    refs = set(_column_refs(rhs))
+                    for c in cols:
+                        self.derived_cols[(old.cols["frame"], c)] = refs - {c}
+                        if c in old.cols["removed"]:
+                            nv.cols = dict(old.cols, removed=old.cols["removed"] - {c})
+                if isinstance(rhs, ast.Call) and "to_datetime" in self.parsed.qualname(rhs.func):
+                    nv.time = nv.time | {("datetime", self.cell.index, rhs.lineno)}
+                self.env[base.id] = nv
+
+    def named(self, name: str, v: Value, rhs: ast.expr) -> Value:
+        if v.kind in ("est", "func", "hyper"):
+            if v.kind == "est" and v.est.name is None:
+                v.est.name = name
+            return v
+        nrole = role_from_name(name)
+        if v.name is not None and v.name != name and v.kind in ("data", "pred", "score"):
+            v = self.alias_copy(v)
+        if nrole and v.role is None and v.kind == "data":
+            parent = self._row_subset_parent(rhs)
+            if parent is not None:
+                v.role, v.strong = nrole, True
+                self.slice_split(parent, v, rhs)
+            elif v.anc == frozenset({v.vid}):
+                v.role, v.strong = nrole, False
+        elif nrole and v.role in ("train", "test", "val") and nrole in HOLDOUT and v.role in HOLDOUT \
+                and v.role != nrole and v.strong:
+            v.role = nrole  # positional holdout named as validation (or the reverse)
+        v.name = name
+        return v
+
+    def alias_copy(self, v: Value) -> Value:
+        nv = self.new(v.kind, [v])
+        for f in ("role", "strong", "cols", "label", "fit", "score", "train_score", "items", "keys"):
+            setattr(nv, f, getattr(v, f))
+        return nv
+
+    def _row_subset_parent(self, rhs: ast.expr) -> Value | None:
+        node = rhs
+        while isinstance(node, ast.Attribute) and node.attr in ("values", "copy", "reset_index"):
+            node = node.value
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("copy", "reset_index", "to_numpy"):
+            node = node.func.value
+        if isinstance(node, ast.Subscript):
+            sl = node.slice
+            if isinstance(sl, ast.Constant) and isinstance(sl.value, str):
+                return None
+            base = node.value
+            if isinstance(base, ast.Attribute) and base.attr in ("iloc", "loc"):
+                base = base.value
+            return self.env.get(base.id) if isinstance(base, ast.Name) else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("sample", "drop", "query", "head", "tail", "take"):
+            if node.func.attr == "drop" and not any(k.arg == "index" for k in node.keywords) and not (
+                    node.args and isinstance(node.args[0], ast.Attribute) and node.args[0].attr == "index"):
+                return None
+            base = node.func.value
+            return self.env.get(base.id) if isinstance(base, ast.Name) else None
+        return None
+
+    def slice_split(self, parent: Value, v: Value, node: ast.expr) -> None:
+        for s in self.splits:
+            if s.kind == "slice" and s.inputs and s.inputs[0] is parent:
+                s.outputs.append(v)
+                return
+        random = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sample"
+        self.splits.append(SplitEvent(next(_COUNTER), "slice", "slice", [parent], [v], self.cell, node,
+                                      shuffle=random, random_state=_kw(node, "random_state") is not None
+                                      if isinstance(node, ast.Call) else True))
+
+    def remove_cols(self, name: str, cols: list[str]) -> None:
+        v = self.env.get(name)
+        if v is not None and v.cols is not None and cols:
+            nv = self.alias_copy(v)
+            nv.cols = dict(v.cols, removed=v.cols["removed"] | set(cols))
+            nv.name = name
+            self.env[name] = nv
+
+    # ----------------------------------------------------------- expressions
+    def expr(self, e: ast.expr | None) -> Value | None:
+        if e is None:
+            return None
+        if isinstance(e, ast.Name):
+            return self.env.get(e.id)
+        if isinstance(e, ast.Constant):
+            return None
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        if isinstance(e, ast.Attribute):
+            base = self.expr(e.value)
+            if base is None:
+                return None
+            if base.kind == "est":
+                return None
+            if e.attr in _META_ATTRS:
+                return None
+            v = self.new(base.kind if base.kind in ("data", "pred", "score") else "data", [base], e)
+            if e.attr in ("values", "T", "index") or base.cols is None:
+                pass
+            elif e.attr not in _COL_KEEP:  # df.colname: a single column
+                v.cols = None
+                v.label = (base.cols["frame"], e.attr)
+            return v
+        if isinstance(e, ast.Subscript):
+            return self.subscript(e)
+        if isinstance(e, (ast.Tuple, ast.List)):
+            vals = [self.expr(x) for x in e.elts]
+            if not any(vals):
+                return self.new("data", [], e) if isinstance(e, ast.List) and not e.elts else None
+            if all(v is not None and v.kind == "est" for v in vals):
+                est = vals[0].est
+                est.multi = est.multi or len(vals) > 1
+                return vals[0]
+            v = self.new("tuple", vals, e, items=tuple(vals))
+            return v
+        if isinstance(e, ast.Dict):
+            vals = [self.expr(x) for x in e.values]
+            if vals and all(v is not None and v.kind == "est" for v in vals):
+                vals[0].est.multi = vals[0].est.multi or len(vals) > 1
+                return vals[0]
+            keys = {}
+            for k, val in zip(e.keys, vals):
+                kc = _const(k) if k is not None else None
+                if isinstance(kc, str) and val is not None:
+                    keys[kc] = val
+            return self.new("data", vals, e, keys=keys, items=None)
+        if isinstance(e, (ast.BinOp, ast.BoolOp, ast.Compare, ast.UnaryOp, ast.IfExp, ast.JoinedStr,
+                          ast.FormattedValue, ast.Starred, ast.Set)):
+            vals = [self.expr(c) for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr)]
+            vals = [v for v in vals if v is not None and v.kind != "est"]
+            if not vals:
+                return None
+            kind = "score" if any(v.score for v in vals) else "data"
+            return self.new(kind, vals, e)
+        if isinstance(e, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+            return self.comprehension(e)
+        if isinstance(e, ast.NamedExpr):
+            v = self.expr(e.value)
+            self.assign(e.target, v, e.value)
+            return v
+        if isinstance(e, ast.Lambda):
+            return None
+        return None
+
+    def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Value | None:
+        saved = dict(self.env)
+        try:
+            for gen in e.generators:
+                it = self.expr(gen.iter)
+                if it is not None and it.kind == "est":
+                    self.assign(gen.target, it, gen.iter)
+                elif it is not None and it.items and any(i is not None and i.kind == "est" for i in it.items):
+                    self.assign(gen.target, next(i for i in it.items if i is not None and i.kind == "est"), gen.iter)
+                elif it is not None:
+                    self.assign(gen.target, self.new("data", [it], gen.iter), gen.iter)
+            self.loops.append((id(e), "models"))
+            if isinstance(e, ast.DictComp):
+                out = self.new("data", [self.expr(e.key), self.expr(e.value)], e)
+            else:
+                out = self.expr(e.elt)
+            self.loops.pop()
+            return out
+        finally:
+            keep = self.env
+            self.env = saved
+            for k, v in keep.items():  # comprehension-local names vanish, estimator fits stay recorded
+                if k not in saved:
+                    continue
+                self.env[k] = v
+
+    def subscript(self, e: ast.Subscript) -> Value | None:
+        base_node = e.value
+        accessor = None
+        if isinstance(base_node, ast.Attribute) and base_node.attr in ("iloc", "loc", "at", "iat", "ix"):
+            accessor = base_node.attr
+            base = self.expr(base_node.value)
+        else:
+            base = self.expr(base_node)
+        if base is None:
+            return None
+        key = _const(e.slice)
+        if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
+            return base.items[key]
+        if base.keys is not None and isinstance(key, str) and key in base.keys:
+            return base.keys[key]
+        if base.kind == "est":
+            return base
+        idx = self.expr(e.slice)
+        v = self.new(base.kind if base.kind in ("data", "pred", "score") else "data", [base, idx], e)
+        if idx is not None and idx.role and idx.strong and idx.role.startswith("fold"):
+            v.role, v.strong = idx.role, True
+        elif base.role:
+            v.role, v.strong = base.role, base.strong
+        v.cols, v.label = None, None
+        if base.cols is not None:
+            sl = e.slice
+            colpart = _loc_cols(sl) if accessor == "loc" else (None if accessor == "iloc" else sl)
+            if accessor in ("iloc", "loc") and isinstance(sl, ast.Tuple):
+                if accessor == "loc" and isinstance(colpart, ast.List):
+                    v.cols = dict(base.cols, selected=_strings(colpart))
+                elif accessor == "loc" and len(_strings(colpart)) == 1 and isinstance(colpart, ast.Constant):
+                    v.label = (base.cols["frame"], _strings(colpart)[0])
+            elif accessor in ("iloc", "loc") or (idx is not None and idx.kind == "data") or isinstance(sl, ast.Slice):
+                v.cols = base.cols  # a row selection keeps the columns
+            elif isinstance(sl, ast.List) and _strings(sl):
+                v.cols = dict(base.cols, selected=_strings(sl))
+            elif isinstance(sl, ast.Constant) and isinstance(sl.value, str):
+                v.label = (base.cols["frame"], sl.value)
+        return v
+
+    # ------------------------------------------------------------------ calls
+    def call(self, e: ast.Call) -> Value | None:
+        func = e.func
+        q = self.parsed.qualname(func)
+        leaf = last_part(q) if q else ""
+        if isinstance(func, ast.Attribute):
+            recv_node = func.value
+            # chained fit(...).predict(...) / Pipeline(...).fit(...)
+            recv = self.expr(recv_node) if not (isinstance(recv_node, ast.Name) and recv_node.id in
+                                                self.parsed.aliases and recv_node.id not in self.env) else None
+            if recv is not None:
+                return self.method(recv, func.attr, e, q)
+        if isinstance(func, ast.Name) and func.id in self.env:
+            target = self.env[func.id]
+            if target.kind == "func" and target.func is not None:
+                return self.inline(target.func, e)
+            if target.kind == "est":
+                return self.apply_model(target.est, e, "__call__")
+        args = [self.expr(a) for a in e.args]
+        kws = {k.arg: self.expr(k.value) for k in e.keywords}
+        root = q.split(".")[0] if q else ""
+        if leaf in ("train_test_split",) or q in ("torch.utils.data.random_split", "numpy.split") or \
+                leaf == "random_split":
+            return self.split_call(e, q, args)
+        if leaf in CV_FUNCS:
+            est = args[0] if args else kws.get("estimator")
+            data = args[1] if len(args) > 1 else kws.get("X")
+            cv = kws.get("cv")
+            shuffle = cv.est.shuffle if cv is not None and cv.kind == "est" else False
+            if data is not None:
+                self.splits.append(SplitEvent(next(_COUNTER), leaf, "cv", [data], [], self.cell, e, shuffle=shuffle))
+            out = self.new("score", [data], e, score=True)
+            if est is not None and est.kind == "est":
+                self.fit_event(est.est, "cv", data, args[2] if len(args) > 2 else kws.get("y"), e)
+            return out
+        if q and (leaf in ("train", "cv") and root in ("xgboost", "lightgbm", "catboost")):
+            return self.booster_train(e, q, args, kws)
+        if leaf == "resample" and root == "sklearn":
+            rep = _kw(e, "replace")
+            if rep is None or (isinstance(rep, ast.Constant) and rep.value is True):
+                v = self.new("data", args, e)
+                ev = Event("resample", self.cell, e, {"call": "resample", **self.loc(e)})
+                self.resamples.append(ev)
+                v.resampled = v.resampled | {id(ev)}
+                return v
+        if leaf in ("concat", "concatenate", "vstack", "row_stack", "append", "r_") and root in ("pandas", "numpy"):
+            return self.concat(e, args)
+        est = self.constructor(e, q, leaf, root, args, kws)
+        if est is not None:
+            return est
+        if q.startswith("sklearn.metrics") or any(h in leaf for h in METRIC_HINTS):
+            data = [a for a in args + list(kws.values()) if a is not None]
+            if not data:
+                return None
+            v = self.new("score", data, e, score=True)
+            pos = [a for a in args[:2] if a is not None]
+            if pos and all(a.role in ("train", "fold_train") or a.train_score for a in pos):
+                v.train_score = True
+                self.note_score_label(v, e)
+            return v
+        if leaf in ("read_csv", "read_parquet", "read_excel", "read_sql", "read_json", "read_feather",
+                    "read_table", "load", "loadtxt", "genfromtxt", "load_dataset") or leaf.startswith(
+                        ("load_", "fetch_", "make_")) and root in ("sklearn", "pandas", "numpy", "datasets", ""):
+            v = self.new("data", args, e)
+            if _kw(e, "parse_dates") is not None:
+                v.time = v.time | {("parse_dates", self.cell.index, e.lineno)}
+            v.cols = {"frame": id(v), "removed": frozenset(), "selected": None}
+            return v
+        if q in ("pandas.to_datetime",):
+            v = self.new("data", args, e)
+            return v
+        if leaf in ("print", "display", "len", "type", "isinstance", "plot", "show", "figure", "log_metric",
+                    "log_metrics", "log_param", "log_params", "log"):
+            if leaf in ("print", "display", "log_metric", "log_metrics", "log"):
+                self.note_print(e)
+            if leaf == "len":
+                return None
+            return None
+        if leaf in ("max", "min", "argmax", "argmin", "sorted", "nanargmax", "nanargmin"):
+            self.check_selection_args(args + list(kws.values()), e)
+        data = [a for a in args + list(kws.values()) if a is not None and a.kind != "est"]
+        if data:
+            kind = "score" if any(d.score for d in data) else ("hyper" if all(d.kind == "hyper" for d in data)
+                                                               else "data")
+            return self.new(kind, data, e)
+        return None
+
+    def constructor(self, e: ast.Call, q: str, leaf: str, root: str, args: list, kws: dict) -> Value | None:
+        if not leaf or not leaf[0].isupper() and leaf not in ("make_pipeline", "make_column_transformer"):
+            return None
+        is_torch = leaf in self.torch_classes or (root in ("torch", "torchvision", "timm", "transformers") and (
+            ".nn." in q or q.startswith(("torchvision.models", "timm", "transformers"))) and leaf not in
+            ("CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss"))
+        if leaf in TRANSFORMERS:
+            ekind = "transformer"
+        elif leaf in PIPELINES:
+            ekind = "pipeline"
+        elif leaf in SEARCHES:
+            ekind = "search"
+        elif leaf in SPLITTERS:
+            ekind = "splitter"
+        elif leaf.startswith(RESAMPLERS_UP) or (root == "imblearn" and "Over" in leaf):
+            ekind = "resampler"
+        elif root == "imblearn" and "Sampler" in leaf or leaf in ("NearMiss", "TomekLinks", "ClusterCentroids"):
+            ekind = "undersampler"
+        elif is_torch and leaf not in ("DataLoader", "Dataset", "TensorDataset"):
+            ekind = "torch"
+        elif root in ML_ROOTS and (leaf.endswith(MODEL_SUFFIXES) or root in ("xgboost", "lightgbm", "catboost")
+                                   or ".linear_model." in q or ".ensemble." in q or ".svm." in q or
+                                   ".neighbors." in q or ".tree." in q or ".naive_bayes." in q or
+                                   ".neural_network." in q or ".cluster." in q):
+            ekind = "model"
+        elif not root and leaf.endswith(("Classifier", "Regressor", "Regression")):
+            ekind = "model"
+        else:
+            return None
+        hyper = any(a is not None and a.hyper for a in list(args) + list(kws.values()))
+        hyper = hyper or any(self.loops and k == "hyper" for _, k in self.loops[-1:]) and hyper
+        shuffle = None
+        if ekind == "splitter":
+            sh = _kw(e, "shuffle")
+            shuffle = bool(sh.value) if isinstance(sh, ast.Constant) else (leaf in ("ShuffleSplit",
+                                                                                    "StratifiedShuffleSplit",
+                                                                                    "GroupShuffleSplit"))
+        est = Est(q, ekind, self.cell, e.lineno, multi=hyper, hyper=hyper, shuffle=shuffle, node=e)
+        return self.new("est", [], e, est=est)
+
+    def inline(self, fn: ast.FunctionDef, e: ast.Call) -> Value | None:
+        args = [self.expr(a) for a in e.args]
+        kws = {k.arg: self.expr(k.value) for k in e.keywords}
+        if self.depth >= self.MAX_DEPTH:
+            data = [a for a in args + list(kws.values()) if a is not None and a.kind != "est"]
+            return self.new("data", data, e) if data else None
+        saved_env, saved_ret = self.env, self._ret
+        local = dict(self.env)
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        defaults = fn.args.defaults
+        for i, p in enumerate(params):
+            j = i - (len(params) - len(defaults))
+            local.pop(p, None)
+            if i < len(args) and args[i] is not None:
+                local[p] = args[i]
+            elif p in kws and kws[p] is not None:
+                local[p] = kws[p]
+            elif j >= 0:
+                dv = self.expr(defaults[j])
+                if dv is not None:
+                    local[p] = dv
+        for kwa in fn.args.kwonlyargs:
+            local.pop(kwa.arg, None)
+            if kws.get(kwa.arg) is not None:
+                local[kwa.arg] = kws[kwa.arg]
+        self.env, self._ret = local, []
+        self.depth += 1
+        try:
+            self.block(fn.body)
+            rets = [r for r in self._ret if r is not None]
+        finally:
+            self.depth -= 1
+            glob = {n for s in ast.walk(fn) if isinstance(s, ast.Global) for n in s.names}
+            local_names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            local_names |= set(params) | {a.arg for a in fn.args.kwonlyargs}
+            for n, v in self.env.items():
+                if (n in glob or (n in saved_env and n not in local_names)) and saved_env.get(n) is not v:
+                    saved_env[n] = v
+            self.env, self._ret = saved_env, saved_ret
+        if not rets:
+            return None
+        return rets[-1]
+
+    def split_call(self, e: ast.Call, q: str, args: list) -> Value:
+        leaf = last_part(q)
+        shuffle_kw = _kw(e, "shuffle")
+        shuffle = not (isinstance(shuffle_kw, ast.Constant) and shuffle_kw.value is False)
+        data = [a for a in args if a is not None]
+        outs: list[Value] = []
+        if leaf == "train_test_split":
+            n = max(len(e.args), 1)
+            for i in range(n):
+                src = args[i] if i < len(args) else None
+                outs.append(self.new("data", [src], e, role="train", strong=True))
+                outs.append(self.new("data", [src], e, role="test", strong=True))
+        else:
+            src = args[0] if args else None
+            k = 2
+            if len(e.args) > 1 and isinstance(e.args[1], (ast.List, ast.Tuple)):
+                k = len(e.args[1].elts) + (1 if leaf == "split" else 0)
+            roles = ["train", "test"] if k == 2 else ["train"] + ["val"] * (k - 2) + ["test"]
+            outs = [self.new("data", [src], e, role=r, strong=True) for r in roles]
+            shuffle = leaf == "random_split"
+        if leaf == "split" and e.args and isinstance(e.args[0], ast.Call) and isinstance(e.args[0].func,
+                                                                                         ast.Attribute) \
+                and e.args[0].func.attr == "sample":
+            shuffle = True
+        for i, o in enumerate(outs):
+            src = args[i // 2] if leaf == "train_test_split" and i // 2 < len(args) else (args[0] if args else None)
+            if src is not None:
+                o.cols, o.label, o.time = src.cols, src.label, src.time
+        rs = _kw(e, "random_state") is not None or _kw(e, "generator") is not None
+        self.splits.append(SplitEvent(next(_COUNTER), q, "split", data, outs, self.cell, e, shuffle=shuffle,
+                                      random_state=rs))
+        return self.new("tuple", [], e, items=tuple(outs))
+
+    def concat(self, e: ast.Call, args: list) -> Value | None:
+        axis = _kw(e, "axis")
+        if axis is not None and _const(axis) in (1, "columns"):
+            flat = args[0].items if args and args[0] is not None and args[0].items else args
+            return self.new("data", [a for a in flat if a is not None], e) if any(flat) else None
+        parts = args[0].items if args and args[0] is not None and args[0].items is not None else args
+        parts = [p for p in parts if p is not None and p.kind != "est"]
+        if not parts:
+            return None
+        v = self.new("data", parts, e)
+        if len(parts) >= 2:
+            for a, b in itertools.combinations(parts, 2):
+                if a.vid == b.vid or a.anc == b.anc:
+                    ev = Event("duplicate", self.cell, e, {**self.loc(e)})
+                    self.dups.append(ev)
+                    v.dup = v.dup | {id(ev)}
+                    break
+                if a.vid in b.anc or b.vid in a.anc:
+                    ev = Event("augment", self.cell, e, {**self.loc(e)})
+                    self.resamples.append(ev)
+                    v.resampled = v.resampled | {id(ev)}
+                    break
+        if parts and all(p.cols is not None for p in parts[:1]):
+            v.cols, v.label = parts[0].cols, parts[0].label
+        return v
+
+    def booster_train(self, e: ast.Call, q: str, args: list, kws: dict) -> Value:
+        est = Est(q, "model", self.cell, e.lineno, node=e)
+        data = args[1] if len(args) > 1 else kws.get("dtrain") or kws.get("train_set")
+        self.fit_event(est, "train", data, None, e)
+        self.check_eval_kwargs(est, e, kws)
+        return self.new("est", [], e, est=est)
+
+    # ---------------------------------------------------------------- methods
+    def method(self, recv: Value, attr: str, e: ast.Call, q: str) -> Value | None:
+        if recv.kind == "est":
+            return self.est_method(recv, attr, e)
+        if recv.kind == "func":
+            return None
+        args = [self.expr(a) for a in e.args]
+        kws = {k.arg: self.expr(k.value) for k in e.keywords}
+        inplace = _kw(e, "inplace")
+        data = [a for a in args + list(kws.values()) if a is not None and a.kind != "est"]
+        if attr in ("append", "extend", "update", "add", "insert") and isinstance(e.func.value, ast.Name):
+            nv = self.new(recv.kind if recv.kind != "tuple" else "data", [recv] + data, e)
+            if attr == "append" and data and recv.cols is not None and any(d.anc & recv.anc for d in data):
+                ev = Event("duplicate" if any(d.anc == recv.anc for d in data) else "augment", self.cell, e,
+                           self.loc(e))
+                (self.dups if ev.what == "duplicate" else self.resamples).append(ev)
+                if ev.what == "duplicate":
+                    nv.dup = nv.dup | {id(ev)}
+                else:
+                    nv.resampled = nv.resampled | {id(ev)}
+            nv.name = e.func.value.id
+            nv.items = None
+            self.env[e.func.value.id] = nv
+            return None
+        if attr == "pop" and recv.cols is not None and isinstance(e.func.value, ast.Name):
+            cols = _strings(e.args[0]) if e.args else []
+            v = self.new("data", [recv], e)
+            v.cols, v.label = None, (recv.cols["frame"], cols[0]) if cols else None
+            self.remove_cols(e.func.value.id, cols)
+            return v
+        if attr in ("items", "values", "keys") and recv.kind == "tuple":
+            return recv
+        v = self.new(recv.kind if recv.kind in ("data", "pred", "score") else "data", [recv] + data, e)
+        if recv.items is not None and attr in ("copy",):
+            v.items = recv.items
+        if attr in ("sample",):
+            rep = _kw(e, "replace")
+            frac = _kw(e, "frac")
+            if (isinstance(rep, ast.Constant) and rep.value is True) or (
+                    isinstance(frac, ast.Constant) and isinstance(frac.value, (int, float)) and frac.value > 1):
+                ev = Event("resample", self.cell, e, {"call": "sample(replace=True)", **self.loc(e)})
+                self.resamples.append(ev)
+                v.resampled = v.resampled | {id(ev)}
+        if attr in TIME_OPS:
+            v.time = v.time | {("op:" + attr, self.cell.index, e.lineno)}
+        if attr == "set_index" or attr == "sort_values":
+            names = _strings(e.args[0]) if e.args else _strings(_kw(e, "by") or _kw(e, "keys"))
+            if any(DATE_WORD.search(n) for n in names):
+                v.time = v.time | {(attr + ":" + names[0], self.cell.index, e.lineno)}
+        if attr in ("idxmax", "idxmin", "nlargest", "nsmallest", "sort_values", "max", "min", "argmax",
+                    "argmin") and recv.score:
+            self.selection(recv, e)
+        # column facts
+        if recv.cols is not None:
+            if attr == "drop":
+                cols = _strings(e.args[0]) if e.args else _strings(_kw(e, "columns") or _kw(e, "labels"))
+                axis = _kw(e, "axis")
+                is_cols = _kw(e, "columns") is not None or (axis is not None and _const(axis) in (1, "columns"))
+                if is_cols:
+                    v.cols = dict(recv.cols, removed=recv.cols["removed"] | set(cols), selected=None
+                                  if recv.cols.get("selected") is None else [c for c in recv.cols["selected"]
+                                                                             if c not in cols])
+                    if isinstance(inplace, ast.Constant) and inplace.value is True and isinstance(
+                            e.func.value, ast.Name):
+                        self.remove_cols(e.func.value.id, cols)
+                        return None
+                v.label = None
+            elif attr in _COL_KEEP or attr in TIME_OPS:
+                v.cols, v.label = recv.cols, recv.label
+            elif attr in ("map", "apply", "astype", "replace", "fillna") and recv.label:
+                v.cols, v.label = None, recv.label
+            else:
+                v.cols = None
+                v.label = recv.label if attr in ("ravel", "reshape", "squeeze", "to_numpy") else None
+        if isinstance(inplace, ast.Constant) and inplace.value is True and isinstance(e.func.value, ast.Name):
+            v.name = e.func.value.id
+            self.env[e.func.value.id] = v
+            return None
+        return v
+
+    def est_method(self, recv: Value, attr: str, e: ast.Call) -> Value | None:
+        est = recv.est
+        args = [self.expr(a) for a in e.args]
+        kws = {k.arg: self.expr(k.value) for k in e.keywords}
+        x = args[0] if args else kws.get("X") or kws.get("x")
+        y = args[1] if len(args) > 1 else kws.get("y")
+        if attr == "split" and est.ekind == "splitter":
+            return self.new("data", [x], e)
+        if attr in ("fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit",
+                    "train_on_batch", "fit_generator", "adapt"):
+            if est.ekind == "search" and x is not None:
+                self.splits.append(SplitEvent(next(_COUNTER), est.cls, "cv", [x], [], self.cell, e,
+                                              shuffle=False))
+            if est.ekind in ("torch",):
+                return None
+            fe = self.fit_event(est, attr, x, y, e)
+            self.check_eval_kwargs(est, e, kws)
+            if attr == "fit_resample" and est.ekind == "resampler":
+                ev = Event("resample", self.cell, e, {"call": f"{last_part(est.cls)}.fit_resample", **self.loc(e)})
+                self.resamples.append(ev)
+                outs = [self.new("data", [a], e) for a in (x, y)]
+                for o in outs:
+                    o.resampled = o.resampled | {id(ev)}
+                return self.new("tuple", [], e, items=tuple(outs))
+            if attr == "fit_transform" or (attr == "fit_predict" and est.ekind == "transformer"):
+                out = self.new("data", [x], e)
+                if est.ekind in ("transformer", "pipeline"):
+                    out.taints = out.taints | {fe.eid}
+                    self.taint_owner[fe.eid] = fe
+                out.cols = None
+                return out
+            if attr == "fit_predict":
+                return self.new("pred", [x], e, fit=fe)
+            return recv  # fit returns self
+        if attr in ("transform", "inverse_transform", "texts_to_sequences", "texts_to_matrix"):
+            out = self.new("data", [x], e)
+            if est.fitted is not None and est.ekind in ("transformer", "pipeline"):
+                out.taints = out.taints | {est.fitted.eid}
+            self.transform_uses.append((est, x, e, self.cell))
+            return out
+        if attr in PREDICT_METHODS:
+            return self.apply_model(est, e, attr, x, y)
+        if attr in ("set_params", "compile", "to", "cuda", "cpu", "eval", "train", "double", "float", "items",
+                    "values", "copy", "clone"):
+            return recv
+        if attr in ("best_estimator_", "get_booster"):
+            return recv
+        return None
+
+    def apply_model(self, est: Est, e: ast.Call, method: str, x: Value | None = None,
+                    y: Value | None = None) -> Value | None:
+        if method == "__call__":
+            args = [self.expr(a) for a in e.args]
+            x = args[0] if args else None
+            if est.ekind != "torch":
+                return self.new("data", [x], e) if x is not None else None
+        if x is None:
+            return None
+        kind = "score" if method in ("score", "evaluate") else "pred"
+        out = self.new(kind, [x, y], e, fit=est.fitted, score=kind == "score")
+        out.cols = None
+        ev = ScoreEvent(est.fitted, est, x, method, self.cell, e, tuple(self.loops), out)
+        self.scores.append(ev)
+        fitted_data = est.fitted.data if est.fitted is not None else None
+        if x.role in ("train", "fold_train") or (fitted_data is not None and fitted_data.vid == x.vid):
+            out.train_score = True
+            if kind == "score":
+                self.note_score_label(out, e)
+        return out
+
+    def fit_event(self, est: Est, method: str, x: Value | None, y: Value | None, e: ast.AST) -> FitEvent:
+        fe = FitEvent(next(_COUNTER), est, method, x, y, self.cell, e, tuple(self.loops))
+        if any(k == "hyper" for _, k in self.loops) and x is not None and est.ekind != "transformer":
+            pass
+        est.fitted = fe
+        self.fits.append(fe)
+        return fe
+
+    def check_eval_kwargs(self, est: Est, e: ast.Call, kws: dict) -> None:
+        early = any(k.arg in ("early_stopping_rounds", "callbacks", "early_stopping") for k in e.keywords)
+        for k in e.keywords:
+            if k.arg in EVAL_KWARGS and kws.get(k.arg) is not None:
+                for v in _flatten(kws[k.arg]):
+                    if v.role == "test" and v.strong:
+                        self.eval_uses.append(Event("eval", self.cell, e, {
+                            "kwarg": k.arg, "variable": v.name, "early_stopping": early, **self.loc(e),
+                            "est": est.name or last_part(est.cls), "split_cell": v.cell.index if v.cell else None}))
+                        break
+
+    # ------------------------------------------------------------- selection
+    def check_selection(self, test: ast.expr, node: ast.AST) -> None:
+        for n in ast.walk(test):
+            if isinstance(n, ast.Compare):
+                for part in [n.left, *n.comparators]:
+                    if any(isinstance(x, ast.Call) for x in ast.walk(part)):
+                        continue
+                    v = self.expr(part)
+                    if v is not None and v.score:
+                        self.selection(v, node)
+                        return
+
+    def check_selection_args(self, vals: list, node: ast.AST) -> None:
+        for v in vals:
+            if v is not None and v.score:
+                self.selection(v, node)
+                return
+
+    def selection(self, v: Value, node: ast.AST) -> None:
+        self.selections.append(Event("select", self.cell, node, {"value": v, **self.loc(node)}))
+
+    # ----------------------------------------------------------- reporting
+    def note_score_label(self, v: Value, e: ast.AST) -> None:
+        stmt = self.stmt
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                for n in _names(t):
+                    if role_from_name(n) in HOLDOUT:
+                        self.reports.append(Event("report", self.cell, e, {"as": n, **self.loc(e)}))
+                        return
+        if stmt is not None and _label_says_holdout(stmt):
+            self.reports.append(Event("report", self.cell, e, {"as": "printed label", **self.loc(e)}))
+
+    def note_print(self, e: ast.Call) -> None:
+        if not _label_says_holdout(e):
+            return
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name):
+                v = self.env.get(n.id)
+                if v is not None and v.train_score and v.kind == "score" and (
+                        role_from_name(n.id) not in ("train",)):
+                    self.reports.append(Event("report", self.cell, e, {"as": "printed label", "variable": n.id,
+                                                                       **self.loc(e)}))
+                    return
+
+
+# ------------------------------------------------------------------ helpers
+def _flatten(v: Value) -> list[Value]:
+    out, stack = [], [v]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        if x.items:
+            stack.extend(i for i in x.items if i is not None)
+    return out
+
+
+def _kw(call: ast.AST, name: str) -> ast.expr | None:
+    if not isinstance(call, ast.Call):
+        return None
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def _const(node: ast.AST | None):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        v = node.operand.value
+        return -v if isinstance(v, (int, float)) else None
+    return None
+
+
+def _strings(node: ast.AST | None) -> list[str]:
+    if node is None:
+        return []
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def _loc_cols(sl: ast.AST) -> ast.AST | None:
+    if isinstance(sl, ast.Tuple) and len(sl.elts) == 2:
+        return sl.elts[1]
+    return None
+
+
+def _column_refs(node: ast.AST) -> Iterable[str]:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Subscript):
+            yield from _strings(n.slice)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _COL_KEEP:
+            yield n.attr
+
+
+def _names(t: ast.AST) -> list[str]:
+    return [n.id for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+_HOLD_WORDS = ("test", "valid", "validation", "val ", "val_", "val:", "holdout", "hold-out", "unseen", "dev ")
+
+
+def _label_says_holdout(node: ast.AST) -> bool:
+    texts = [n.value.lower() for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    if not texts:
+        return False
+    joined = " ".join(texts)
+    return any(w in joined for w in _HOLD_WORDS) and "train" not in joined
+
+
+def analyze(parsed: ParsedNotebook) -> Flow:
+    """The notebook's dataflow (computed once per notebook; rules share it through `ctx.cache`)."""
+    return Flow(parsed).run()
+
+
+def flow_of(ctx) -> Flow:
+    """The cached `Flow` for a rule context."""
+    flow = ctx.cache.get("dataflow")
+    if flow is None:
+        flow = ctx.cache["dataflow"] = analyze(ctx.parsed)
+    return flow

@@ -1,0 +1,74 @@
+"""Name-based hints: split roles read from variable names, ML library class tables."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TRAIN = {"train", "tr", "trn", "training", "trainval", "fit"}
+_TEST = {"test", "te", "tst", "testing", "holdout"}
+_VAL = {"val", "valid", "validation", "dev", "va", "vl"}
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_GLUED = re.compile(r"^(x|y|df|data|ds|dataset|features|labels|target)?(train|test|val|valid|dev)"
+                    r"(x|y|df|data|set|loader|ds|dataset|dl|labels|features|target)?$")
+
+
+@lru_cache(maxsize=4096)
+def role_from_name(name: str) -> str | None:
+    """'train' | 'val' | 'test' when the variable name says so (X_test, val_df, testloader), else None."""
+    toks = [t.lower() for t in _WORDS.findall(name)]
+    found = set()
+    for t in toks:
+        if t in _TRAIN:
+            found.add("train")
+        elif t in _TEST:
+            found.add("test")
+        elif t in _VAL:
+            found.add("val")
+        else:
+            m = _GLUED.match(t)
+            if m:
+                w = m.group(2)
+                found.add("train" if w == "train" else "test" if w == "test" else "val")
+    if not found:
+        return None
+    if "train" in found:
+        return "train" if "test" not in found else None
+    if len(found) > 1:
+        return None
+    return found.pop()
+
+
+TRANSFORMERS = frozenset({
+    "StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "QuantileTransformer", "PowerTransformer",
+    "SimpleImputer", "KNNImputer", "IterativeImputer", "TargetEncoder", "PCA", "TruncatedSVD", "KernelPCA",
+    "IncrementalPCA", "NMF", "FastICA", "SelectKBest", "SelectPercentile", "RFE", "RFECV", "SelectFromModel",
+    "VarianceThreshold", "TfidfVectorizer", "CountVectorizer", "TfidfTransformer", "KBinsDiscretizer",
+    "ColumnTransformer", "make_column_transformer", "FeatureAgglomeration", "GenericUnivariateSelect",
+    "SequentialFeatureSelector", "Tokenizer", "TextVectorization", "Normalization", "MeanEncoder",
+    "WOEEncoder", "CatBoostEncoder", "LeaveOneOutEncoder", "SelectFdr", "SelectFpr", "SelectFwe",
+})
+RESAMPLERS_UP = ("SMOTE", "ADASYN", "RandomOverSampler", "BorderlineSMOTE", "SVMSMOTE", "KMeansSMOTE",
+                 "SMOTENC", "SMOTEN", "SMOTEENN", "SMOTETomek")
+PIPELINES = frozenset({"Pipeline", "make_pipeline"})
+SEARCHES = frozenset({"GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV",
+                      "BayesSearchCV", "TuneSearchCV"})
+SPLITTERS = frozenset({"KFold", "StratifiedKFold", "GroupKFold", "RepeatedKFold", "RepeatedStratifiedKFold",
+                       "ShuffleSplit", "StratifiedShuffleSplit", "GroupShuffleSplit", "TimeSeriesSplit",
+                       "LeaveOneOut", "StratifiedGroupKFold", "PredefinedSplit"})
+CV_FUNCS = frozenset({"cross_val_score", "cross_validate", "cross_val_predict", "learning_curve",
+                      "validation_curve", "permutation_test_score"})
+ML_ROOTS = frozenset({"sklearn", "xgboost", "lightgbm", "catboost", "imblearn", "keras", "tensorflow",
+                      "statsmodels", "torch", "torchvision", "transformers", "timm"})
+MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Forest", "Boost", "KNN",
+                  "Ridge", "Lasso", "ElasticNet", "Sequential", "Model", "Network", "Net", "Booster",
+                  "Perceptron", "LinearSVC", "NuSVC", "Trees", "Estimator")
+TORCH_MODULE_BASES = ("Module", "LightningModule")
+METRIC_HINTS = ("_score", "_error", "_loss", "classification_report", "confusion_matrix", "roc_curve",
+                "precision_recall_curve", "log_loss", "r2_score", "mean_squared", "mean_absolute")
+PREDICT_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score",
+                             "evaluate", "predict_classes", "predict_on_batch", "test_on_batch"})
+EVAL_KWARGS = frozenset({"eval_set", "validation_data", "evals", "valid_sets", "eval_dataset", "val_dataloaders",
+                         "eval_data", "valid_data", "X_val", "validation_set", "eval_X"})
+TIME_OPS = frozenset({"shift", "rolling", "diff", "pct_change", "ewm", "resample", "asfreq", "expanding"})
+DATE_WORD = re.compile(r"(date|time|timestamp|datetime|period|^ds$|^dt$|month|week|year)", re.I)

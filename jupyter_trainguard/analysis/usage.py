@@ -1,0 +1,177 @@
+"""Syntactic facts about a notebook shared by the reproducibility, checkpoint, tracking and loop rules.
+
+Every call is listed once with its resolved name and its position in execution order, so rules can ask
+"is there a seed call", "was CUDA used before this line", "does this notebook train at all".
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..notebook.model import Cell
+from .parsed import ParsedNotebook, last_part
+
+TRACKING_ROOTS = frozenset({"mlflow", "wandb", "neptune", "comet_ml", "clearml", "aim", "dvclive", "tensorboardX",
+                            "trackio", "swanlab"})
+SEED_ALL = frozenset({"seed_everything", "set_seed", "set_random_seed", "enable_full_determinism",
+                      "seed_all", "fix_seed", "set_seeds", "set_global_seed", "seed_torch", "setup_seed",
+                      "reset_seeds", "seed_worker"})
+
+
+@dataclass
+class CallSite:
+    pos: tuple[int, int, int]  # (cell order, line, col)
+    cell: Cell
+    node: ast.Call
+    q: str  # resolved qualified name ("" when not a name chain; ".attr" for chained calls)
+    in_func: str | None  # name of the enclosing notebook function, if any
+
+    @property
+    def leaf(self) -> str:
+        return last_part(self.q) if self.q else ""
+
+    def kw(self, name: str) -> ast.expr | None:
+        for k in self.node.keywords:
+            if k.arg == name:
+                return k.value
+        return None
+
+    def receiver(self) -> str:
+        f = self.node.func
+        if isinstance(f, ast.Attribute):
+            v = f.value
+            while isinstance(v, (ast.Attribute, ast.Call, ast.Subscript)):
+                v = v.func if isinstance(v, ast.Call) else v.value
+            return v.id if isinstance(v, ast.Name) else ""
+        return ""
+
+
+@dataclass
+class Usage:
+    parsed: ParsedNotebook
+    calls: list[CallSite] = field(default_factory=list)
+    funcs: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    order: dict[int, int] = field(default_factory=dict)  # cell index -> execution position
+
+    @classmethod
+    def build(cls, parsed: ParsedNotebook) -> Usage:
+        u = cls(parsed)
+        for i, (cell, tree) in enumerate(parsed.trees):
+            u.order[cell.index] = i
+            u._walk(tree, cell, i, None)
+        return u
+
+    def _walk(self, node: ast.AST, cell: Cell, order: int, func: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.funcs[child.name] = child
+                self._walk(child, cell, order, child.name)
+                continue
+            if isinstance(child, ast.Call):
+                self.calls.append(CallSite((order, child.lineno, child.col_offset), cell, child,
+                                           self.parsed.qualname(child.func), func))
+            self._walk(child, cell, order, func)
+
+    def pos(self, cell: Cell, node: ast.AST) -> tuple[int, int, int]:
+        return (self.order.get(cell.index, 0), getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+    def named(self, *names: str) -> list[CallSite]:
+        return [c for c in self.calls if c.q in names]
+
+    def leaf_in(self, names) -> list[CallSite]:
+        return [c for c in self.calls if c.leaf in names]
+
+    def methods(self, *attrs: str) -> list[CallSite]:
+        return [c for c in self.calls if isinstance(c.node.func, ast.Attribute) and c.node.func.attr in attrs]
+
+    def roots(self) -> set[str]:
+        return self.parsed.imported_modules
+
+    @cached_property
+    def torch_train(self) -> list[CallSite]:
+        """`.backward()` calls (a manual torch training loop) when torch is imported."""
+        if "torch" not in self.roots():
+            return []
+        return self.methods("backward")
+
+    @cached_property
+    def optimizer_steps(self) -> list[CallSite]:
+        return [c for c in self.methods("step") if "sched" not in c.receiver().lower()]
+
+    @cached_property
+    def fits(self) -> list[CallSite]:
+        """Model training calls: `.fit(`/`.train(` of ML objects, `xgb.train`, `Trainer.train`."""
+        out = []
+        ml = self.roots() & {"sklearn", "xgboost", "lightgbm", "catboost", "keras", "tensorflow", "torch",
+                             "transformers", "pytorch_lightning", "lightning", "statsmodels", "imblearn"}
+        if not ml:
+            return out
+        for c in self.calls:
+            f = c.node.func
+            if isinstance(f, ast.Attribute) and f.attr in ("fit", "fit_generator", "partial_fit") and \
+                    (c.node.args or c.node.keywords):
+                out.append(c)
+            elif c.q in ("xgboost.train", "lightgbm.train", "catboost.train"):
+                out.append(c)
+            elif isinstance(f, ast.Attribute) and f.attr == "train" and not c.node.args and \
+                    "trainer" in c.receiver().lower():
+                out.append(c)
+        return out
+
+    @cached_property
+    def trains(self) -> bool:
+        return bool(self.fits or (self.torch_train and self.optimizer_steps))
+
+    def first_training(self) -> CallSite | None:
+        cands = self.fits + [c for c in self.torch_train]
+        return min(cands, key=lambda c: c.pos) if cands else None
+
+    @cached_property
+    def cuda_uses(self) -> list[CallSite]:
+        out = []
+        for c in self.calls:
+            if c.q.startswith("torch.cuda.") and c.leaf not in ("is_available", "device_count"):
+                out.append(c)
+            elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "cuda":
+                out.append(c)
+            elif c.leaf in ("to", "device") and any(
+                    isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("cuda")
+                    for a in c.node.args):
+                out.append(c)
+            elif c.q == "torch.device" and any(isinstance(n, ast.Constant) and n.value == "cuda"
+                                               for n in ast.walk(c.node)):
+                out.append(c)
+        return out
+
+    def seeded_all(self) -> bool:
+        return bool(self.leaf_in(SEED_ALL))
+
+    def tracking(self) -> set[str]:
+        roots = self.roots() & TRACKING_ROOTS
+        if any(v.startswith(("torch.utils.tensorboard", "tensorflow.summary")) for v in self.parsed.aliases.values()):
+            roots.add("tensorboard")
+        if any(c.leaf in ("TensorBoard", "SummaryWriter", "MLFlowLogger", "WandbLogger", "TensorBoardLogger",
+                          "CSVLogger") for c in self.calls):
+            roots.add("tensorboard")
+        return roots
+
+
+def usage_of(ctx) -> Usage:
+    u = ctx.cache.get("usage")
+    if u is None:
+        u = ctx.cache["usage"] = Usage.build(ctx.parsed)
+    return u
+
+
+def assigned_names(parsed: ParsedNotebook, pred) -> set[str]:
+    """Names assigned from a call whose resolved name satisfies `pred` (e.g. optimizers)."""
+    out = set()
+    for _, node in parsed.walk():
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and pred(parsed.qualname(
+                node.value.func)):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+    return out

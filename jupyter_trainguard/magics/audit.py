@@ -1,0 +1,151 @@
+"""`%trainaudit`: the structured training-pipeline review of the live session, notebooks, a guarded run or a
+checkpoint. It reads; it never retrains, changes variables, or alters a recorded metric or param.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+from typing import Any
+
+from IPython.core.magic import Magics, line_magic, magics_class
+
+USAGE = ("%trainaudit [PATH ...] [--last] [--rerun CELL --metric NAME [--tol X] [--seed N]] "
+         "[--checkpoint FILE] [--unsafe-load] [--format panel|md|json|html|text] [--out FILE] "
+         "[--select IDS] [--ignore IDS] [--no-log]")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # never SystemExit inside a kernel
+        raise ValueError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="%trainaudit", usage=USAGE, add_help=False)
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--last", action="store_true")
+    p.add_argument("--rerun", type=int, metavar="CELL")
+    p.add_argument("--metric")
+    p.add_argument("--tol", type=float, default=0.0)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--checkpoint", action="append", default=[])
+    p.add_argument("--unsafe-load", action="store_true")
+    p.add_argument("--format", choices=["panel", "md", "markdown", "json", "html", "text"], default=None)
+    p.add_argument("--out")
+    p.add_argument("--select", action="append")
+    p.add_argument("--ignore", action="append")
+    p.add_argument("--no-log", action="store_true")
+    p.add_argument("-h", "--help", action="store_true")
+    return p
+
+
+def _format_for(out: str | None, fmt: str | None) -> str:
+    if fmt and fmt != "panel":
+        return {"markdown": "md"}.get(fmt, fmt)
+    if out:
+        suffix = Path(out).suffix.lower()
+        return {".json": "json", ".html": "html", ".htm": "html", ".txt": "text"}.get(suffix, "md")
+    return "panel"
+
+
+@magics_class
+class TrainAuditMagics(Magics):
+    """Registers `%trainaudit`; the last review is kept on `.last_audit`."""
+
+    last_audit: Any = None
+
+    @line_magic
+    def trainaudit(self, line: str = "") -> None:
+        """Review the training pipeline (reproducibility, split & leakage, temporal, checkpointing, tracking)."""
+        try:
+            args = build_parser().parse_args(shlex.split(line))
+        except ValueError as exc:
+            print(f"%trainaudit: {exc}\nusage: {USAGE}")
+            return
+        if args.help:
+            print(f"usage: {USAGE}\n\n{__doc__}")
+            return
+        if args.rerun is not None and not args.metric:
+            print("%trainaudit: --rerun needs --metric NAME (the variable the cell sets)")
+            return
+        audit = self._audit(args)
+        if audit is None:
+            return
+        self.last_audit = audit
+        self._emit(audit, args)
+
+    def _audit(self, args: argparse.Namespace) -> Any:
+        from ..commands.scan import split_ids
+        from ..engine import Selection
+        from ..report import review
+
+        selection = Selection(select=split_ids(args.select), ignore=split_ids(args.ignore))
+        ns = self.shell.user_ns
+        if args.last:
+            try:
+                data = review.last_run_dict()
+                history = ns.get("In") or []
+                count = data.get("execution_count")
+                code = history[count] if isinstance(count, int) and 0 < count < len(history) else None
+                return review.audit_run_dict(data, selection, code=code)
+            except review.RuntimeUnavailable as exc:
+                print(f"%trainaudit --last: {exc}")
+                return None
+        if args.paths:
+            audit, errors = review.audit_paths(args.paths, selection, checkpoints=args.checkpoint,
+                                               unsafe_load=args.unsafe_load)
+            for err in errors:
+                print(f"%trainaudit: {err}")
+            return audit
+        rerun = None
+        if args.rerun is not None:
+            from ..report.rerun import rerun_cell
+
+            rerun = rerun_cell(self.shell, args.rerun, args.metric, tol=args.tol, seed=args.seed)
+        audit = review.audit_session(ns, selection, rerun=rerun, checkpoints=args.checkpoint,
+                                     unsafe_load=args.unsafe_load)
+        if not args.no_log:
+            from ..report.mlflow_log import log_to_active_run
+            from ..report.render import render_markdown
+
+            try:
+                logged = log_to_active_run(audit, render_markdown(audit))
+            except Exception as exc:  # tracking trouble must not hide the review
+                audit.notes.append(f"could not log provenance to MLflow: {type(exc).__name__}: {exc}")
+                logged = {}
+            if logged:
+                audit.provenance["mlflow"] = logged
+        return audit
+
+    def _emit(self, audit: Any, args: argparse.Namespace) -> None:
+        from ..display.bundle import AUDIT_MIME, publish
+        from ..report.panel import make_panel
+        from ..report.render import render, render_html, render_text
+
+        fmt = _format_for(args.out, args.format)
+        if args.out:
+            text = render(audit, "md" if fmt == "panel" else fmt)
+            try:
+                Path(args.out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                print(f"%trainaudit: cannot write {args.out}: {exc.strerror or exc}")
+            else:
+                print(f"%trainaudit: review written to {args.out}")
+            if args.format in (None, "panel"):
+                fmt = "panel"
+            else:
+                return
+        if fmt == "panel":
+            publish(render_text(audit), render_html(audit), audit.to_dict(), AUDIT_MIME,
+                    widget_factory=lambda: make_panel(audit), shell=self.shell)
+        elif fmt == "md":
+            from IPython.display import Markdown, display
+
+            display(Markdown(render(audit, "md")))
+        elif fmt == "html":
+            from IPython.display import HTML, display
+
+            display(HTML(render_html(audit)))
+        else:
+            print(render(audit, fmt))

@@ -1,0 +1,201 @@
+"""Provenance of a session: full-data content hashes, git commit and dirty flag, notebook path, package versions.
+
+Values in datasets are never reported: only names, shapes, column names and a hash of the whole data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as md
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+PACKAGES = ("numpy", "pandas", "scikit-learn", "scipy", "torch", "torchvision", "lightning", "transformers",
+            "xgboost", "lightgbm", "catboost", "imbalanced-learn", "mlflow", "wandb", "jupyter-trainguard")
+MAX_DATASETS = 50
+
+
+def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
+    """Installed versions (from package metadata; nothing is imported)."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_info(start: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Commit, branch and dirty flag of the repository holding `start` (empty when git or a repo is missing)."""
+    cwd = Path(start or Path.cwd()).resolve()
+    if cwd.is_file() or not cwd.exists():
+        cwd = cwd.parent
+    if not cwd.is_dir():
+        return {}
+
+    def git(*args: str) -> str | None:
+        try:
+            res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return res.stdout.strip() if res.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    if not commit:
+        return {}
+    status = git("status", "--porcelain", "--untracked-files=no")
+    info: dict[str, Any] = {"commit": commit, "dirty": bool(status)}
+    branch = git("rev-parse", "--abbrev-ref", "HEAD")
+    if branch:
+        info["branch"] = branch
+    root = git("rev-parse", "--show-toplevel")
+    if root:
+        info["root"] = root
+    return info
+
+
+def notebook_path(user_ns: dict[str, Any] | None = None) -> str | None:
+    """The notebook file of the running kernel when the frontend tells us (JupyterLab/VS Code)."""
+    env = os.environ.get("JPY_SESSION_NAME")
+    if env:
+        return env
+    if user_ns:
+        session = user_ns.get("__session__")
+        if isinstance(session, str) and session:
+            return session
+        vsc = user_ns.get("__vsc_ipynb_file__")
+        if isinstance(vsc, str) and vsc:
+            return vsc
+    return None
+
+
+def _sha256(chunks) -> str:
+    h = hashlib.sha256()
+    for c in chunks:
+        h.update(c)
+    return h.hexdigest()
+
+
+def hash_dataset(obj: Any) -> dict[str, Any] | None:
+    """Content hash over the whole object (not a prefix), plus its shape and column names; None if not data."""
+    mod = type(obj).__module__
+    if mod.startswith("pandas") and "pandas" in sys.modules:
+        import pandas as pd
+
+        if isinstance(obj, (pd.DataFrame, pd.Series)):
+            try:
+                rows = pd.util.hash_pandas_object(obj, index=True).to_numpy()
+            except TypeError:  # unhashable cells (lists, dicts): hash their text form
+                rows = pd.util.hash_pandas_object(obj.astype(str), index=True).to_numpy()
+            if isinstance(obj, pd.DataFrame):
+                cols = [str(c) for c in obj.columns]
+                dtypes = [str(t) for t in obj.dtypes]
+            else:
+                cols, dtypes = [str(obj.name)], [str(obj.dtype)]
+            header = repr((cols, dtypes, obj.shape)).encode()
+            return {"type": type(obj).__name__, "shape": list(obj.shape), "columns": cols,
+                    "sha256": _sha256([header, rows.tobytes()]), "method": "pandas.util.hash_pandas_object"}
+    if mod == "numpy" and "numpy" in sys.modules:
+        import numpy as np
+
+        if isinstance(obj, np.ndarray):
+            if obj.dtype == object:
+                import pickle
+
+                body = pickle.dumps(obj.tolist(), protocol=4)
+            else:
+                body = np.ascontiguousarray(obj).tobytes()
+            header = repr((str(obj.dtype), obj.shape)).encode()
+            return {"type": "ndarray", "shape": list(obj.shape), "dtype": str(obj.dtype),
+                    "sha256": _sha256([header, body]), "method": "ndarray bytes"}
+    if mod.startswith("torch") and "torch" in sys.modules:
+        import torch
+
+        if isinstance(obj, torch.Tensor):
+            info: dict[str, Any] = {"type": "Tensor", "shape": list(obj.shape), "dtype": str(obj.dtype),
+                                    "device": str(obj.device)}
+            if obj.device.type != "cpu":
+                info["sha256"] = None
+                info["note"] = "not hashed: on an accelerator (copying it to the CPU is not done implicitly)"
+                return info
+            t = obj.detach()
+            if t.dtype == torch.bfloat16:
+                t = t.view(torch.int16)
+            arr = t.contiguous().numpy()
+            info["sha256"] = _sha256([repr((info["dtype"], info["shape"])).encode(), arr.tobytes()])
+            info["method"] = "tensor.numpy() bytes"
+            return info
+    return None
+
+
+def _is_dataset_candidate(name: str, value: Any) -> bool:
+    if name.startswith("_") or name in ("In", "Out", "exit", "quit", "get_ipython"):
+        return False
+    shape = getattr(value, "shape", None)
+    if shape is None or not isinstance(shape, tuple) or len(shape) == 0:
+        return False
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n >= 2
+
+
+def dataset_hashes(user_ns: dict[str, Any], limit: int = MAX_DATASETS) -> dict[str, dict[str, Any]]:
+    """Hash every data frame, series, array and CPU tensor in the namespace (the same object once, all names)."""
+    out: dict[str, dict[str, Any]] = {}
+    seen: dict[int, str] = {}
+    for name in sorted(user_ns):
+        value = user_ns[name]
+        if not _is_dataset_candidate(name, value):
+            continue
+        if id(value) in seen:
+            out[seen[id(value)]].setdefault("aliases", []).append(name)
+            continue
+        try:
+            info = hash_dataset(value)
+        except Exception as exc:  # a strange subclass must not stop the audit
+            info = {"type": type(value).__name__, "sha256": None, "note": f"not hashed: {type(exc).__name__}"}
+        if info is None:
+            continue
+        out[name] = info
+        seen[id(value)] = name
+        if len(out) >= limit:
+            break
+    return out
+
+
+def datetime_columns(user_ns: dict[str, Any]) -> list[str]:
+    """`frame.column` names of datetime columns/indexes in live data frames (evidence of time-ordered data)."""
+    if "pandas" not in sys.modules:
+        return []
+    import pandas as pd
+
+    out = []
+    for name, value in user_ns.items():
+        if name.startswith("_") or not isinstance(value, pd.DataFrame):
+            continue
+        if isinstance(value.index, pd.DatetimeIndex):
+            out.append(f"{name}.index")
+        for col, dtype in value.dtypes.items():
+            if pd.api.types.is_datetime64_any_dtype(dtype):
+                out.append(f"{name}[{str(col)!r}]")
+    return sorted(out)
+
+
+def collect_provenance(user_ns: dict[str, Any] | None = None, path: str | None = None) -> dict[str, Any]:
+    """Everything that ties a result to its code, data and environment."""
+    start = path or (notebook_path(user_ns) if user_ns else None)
+    prov: dict[str, Any] = {
+        "notebook": path or notebook_path(user_ns),
+        "git": git_info(Path(start).parent if start and Path(start).exists() else None),
+        "python": platform.python_version(),
+        "packages": package_versions(),
+    }
+    if user_ns is not None:
+        prov["datasets"] = dataset_hashes(user_ns)
+    return prov

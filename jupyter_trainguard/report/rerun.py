@@ -1,0 +1,203 @@
+"""Rerun a training cell twice in copies of the namespace and say whether its metric reproduces.
+
+The user's state is left alone: the cell runs in a shallow copy of `user_ns` in which every object the cell reads
+(models, data) is deep-copied when possible, and the global RNG states are restored afterwards.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import io
+import random
+import sys
+import types
+from typing import Any
+
+from ..analysis.parsed import ParsedNotebook
+from ..notebook.load import notebook_from_sources
+from .signals import collect
+
+COPY_LIMIT_BYTES = 512 * 1024 * 1024
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
+
+
+def _nbytes(value: Any) -> int:
+    for attr in ("nbytes",):
+        n = getattr(value, attr, None)
+        if isinstance(n, int):
+            return n
+    mem = getattr(value, "memory_usage", None)
+    if callable(mem) and type(value).__module__.startswith("pandas"):
+        try:
+            total = mem(deep=False)
+            return int(total.sum()) if hasattr(total, "sum") else int(total)
+        except Exception:  # memory_usage on odd frames
+            return 0
+    if type(value).__module__.startswith("torch") and hasattr(value, "element_size"):
+        return int(value.element_size() * value.nelement())
+    return 0
+
+
+def names_read(code: str) -> set[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def isolated_namespace(user_ns: dict[str, Any], code: str) -> tuple[dict[str, Any], list[str], list[str]]:
+    """A shallow copy of the namespace with the objects the cell touches deep-copied; returns (ns, copied, shared)."""
+    ns = user_ns.copy()
+    copied, shared = [], []
+    for name in sorted(names_read(code)):
+        if name not in ns:
+            continue
+        value = ns[name]
+        if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
+                              types.MethodType) + _IMMUTABLE):
+            continue
+        if _nbytes(value) > COPY_LIMIT_BYTES:
+            shared.append(name)
+            continue
+        try:
+            ns[name] = copy.deepcopy(value)
+            copied.append(name)
+        except Exception:  # uncopyable (open files, CUDA handles, locks): share and say so
+            shared.append(name)
+    return ns, copied, shared
+
+
+def _rng_states() -> dict[str, Any]:
+    states: dict[str, Any] = {"python": random.getstate()}
+    if "numpy" in sys.modules:
+        import numpy as np
+
+        states["numpy"] = np.random.get_state()
+    if "torch" in sys.modules:
+        import torch
+
+        states["torch"] = torch.get_rng_state()
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            states["cuda"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def _restore(states: dict[str, Any]) -> None:
+    random.setstate(states["python"])
+    if "numpy" in states:
+        import numpy as np
+
+        np.random.set_state(states["numpy"])
+    if "torch" in states:
+        import torch
+
+        torch.set_rng_state(states["torch"])
+        if "cuda" in states:
+            torch.cuda.set_rng_state_all(states["cuda"])
+
+
+def _seed_all(seed: int) -> None:
+    random.seed(seed)
+    if "numpy" in sys.modules:
+        import numpy as np
+
+        np.random.seed(seed % 2**32)
+    if "torch" in sys.modules:
+        import torch
+
+        torch.manual_seed(seed)
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, (str, bytes)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def values_match(a: Any, b: Any, tol: float) -> tuple[bool, float | None]:
+    x, y = _as_number(a), _as_number(b)
+    if x is not None and y is not None:
+        diff = abs(x - y)
+        return diff <= tol, diff
+    if "numpy" in sys.modules:
+        import numpy as np
+
+        try:
+            aa, bb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+            if aa.shape == bb.shape:
+                diff = float(np.max(np.abs(aa - bb))) if aa.size else 0.0
+                return diff <= tol, diff
+        except (TypeError, ValueError):
+            pass
+    return bool(a == b), None
+
+
+def seeds_itself(source: str) -> list[str]:
+    """Seeding statements inside the cell itself (random/numpy/torch seeds, seed helpers, random_state=...)."""
+    nb = notebook_from_sources("<cell>", [source])
+    sig = collect(ParsedNotebook.from_notebook(nb), "<cell>")
+    return [f"{f.detail} (line {f.location.line})" if f.location and f.location.line else f.detail
+            for f in sig.seeds]
+
+
+def resolve_cell(history: list[str], cell: int) -> tuple[int, str]:
+    """`cell` is an execution count (an index of `In`); negative counts from the end."""
+    n = len(history)
+    idx = cell if cell >= 0 else n + cell
+    if idx <= 0 or idx >= n:
+        raise ValueError(f"no cell In[{cell}] in this session (In has {n - 1} entries)")
+    return idx, history[idx]
+
+
+def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int | None = None,
+               runs: int = 2) -> dict[str, Any]:
+    """Run `In[cell]` `runs` times in isolated namespaces; compare `metric` after each run."""
+    history = list(shell.user_ns.get("In") or [])
+    try:
+        idx, source = resolve_cell(history, cell)
+    except ValueError as exc:
+        return {"cell": cell, "metric": metric, "error": str(exc)}
+    if "trainaudit" in source:
+        return {"cell": idx, "metric": metric, "error": f"In[{idx}] runs %trainaudit itself"}
+    code = shell.transform_cell(source)
+    seeding = seeds_itself(source)
+    values: list[Any] = []
+    saved = _rng_states()
+    copied: list[str] = []
+    shared: list[str] = []
+    try:
+        for _ in range(runs):
+            ns, copied, shared = isolated_namespace(shell.user_ns, code)
+            if seed is not None:
+                _seed_all(seed)
+            out = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                    exec(compile(code, f"<trainaudit rerun In[{idx}]>", "exec"), ns)
+            except Exception as exc:
+                return {"cell": idx, "metric": metric, "error": f"the cell raised {type(exc).__name__}: {exc}",
+                        "seeds_itself": bool(seeding), "seeding": seeding}
+            if metric not in ns:
+                return {"cell": idx, "metric": metric, "error": f"the cell did not set {metric!r}",
+                        "seeds_itself": bool(seeding), "seeding": seeding}
+            values.append(ns[metric])
+    finally:
+        _restore(saved)
+    matched, diff = values_match(values[0], values[1], tol)
+    shown = [_as_number(v) if _as_number(v) is not None else repr(v)[:80] for v in values]
+    verdict = "reproduces" if matched else "does NOT reproduce"
+    diff_text = f"|diff| {diff:.6g} {'<=' if matched else '>'} tol {tol:g}" if diff is not None else \
+        ("equal" if matched else "different values")
+    summary = (f"In[{idx}] run twice: {metric} = {shown[0]} then {shown[1]} ({diff_text}): {verdict}"
+               + (f", with --seed {seed} applied before each run" if seed is not None else "")
+               + ("; the cell seeds itself (" + "; ".join(seeding) + ")" if seeding
+                  else "; the cell does not seed itself"))
+    return {"cell": idx, "metric": metric, "values": shown, "difference": diff, "tol": tol, "matched": matched,
+            "seed": seed, "seeds_itself": bool(seeding), "seeding": seeding, "copied": copied,
+            "shared": shared, "summary": summary}

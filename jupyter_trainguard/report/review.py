@@ -1,0 +1,127 @@
+"""Entry points of the review: the live session, notebooks on disk, the last guarded run, checkpoint files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..analysis.parsed import ParsedNotebook
+from ..config import load_config
+from ..engine import Selection, analyze_notebook, scan
+from ..findings import Finding, Report
+from ..notebook.load import load_notebook, notebook_from_sources
+from .build import build_audit
+from .model import AuditReport
+from .signals import Signals, collect
+
+SESSION = "<session>"
+
+
+def _checkpoint_results(checkpoints: Sequence[str], unsafe_load: bool) -> tuple[list[dict[str, Any]], list[Finding]]:
+    if not checkpoints:
+        return [], []
+    from .checkpoint_audit import audit_checkpoint, checkpoint_findings
+
+    results = [audit_checkpoint(c, unsafe_load=unsafe_load) for c in checkpoints]
+    return results, [f for r in results for f in checkpoint_findings(r)]
+
+
+def session_sources(user_ns: dict[str, Any]) -> list[str]:
+    """The executed cells, `In[1:]`; cells that run %trainaudit are blanked so indices stay execution counts."""
+    history = list(user_ns.get("In") or [""])[1:]
+    return ["" if "trainaudit" in src else src for src in history]
+
+
+def analyze_session(sources: list[str], path: str = SESSION, selection: Selection = Selection()
+                    ) -> tuple[Report, Signals]:
+    nb = notebook_from_sources(path, sources, list(range(1, len(sources) + 1)))
+    report, ctx, _ = analyze_notebook(nb, load_config(Path.cwd()), selection)
+    parsed = ctx.parsed if ctx is not None else ParsedNotebook.from_notebook(nb)
+    return report, collect(parsed, path)
+
+
+def audit_session(user_ns: dict[str, Any], selection: Selection = Selection(), rerun: dict[str, Any] | None = None,
+                  checkpoints: Sequence[str] = (), unsafe_load: bool = False) -> AuditReport:
+    """Review the live kernel: its executed code (static rules) and the data objects in its namespace."""
+    from .provenance import collect_provenance, datetime_columns
+
+    report, signals = analyze_session(session_sources(user_ns), selection=selection)
+    prov = collect_provenance(user_ns)
+    ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
+    return build_audit([report], signals, subject=prov.get("notebook") or "live session", mode="session",
+                       live_time_columns=datetime_columns(user_ns), env_start=prov.get("notebook"),
+                       provenance=prov, rerun=rerun, checkpoints=ck, extra_findings=ck_findings)
+
+
+def audit_paths(paths: Sequence[str], selection: Selection = Selection(), config_file: str | None = None,
+                checkpoints: Sequence[str] = (), unsafe_load: bool = False) -> tuple[AuditReport, list[str]]:
+    """Review notebooks (or folders of notebooks) without running them; returns (audit, input errors)."""
+    from .provenance import collect_provenance
+
+    result = scan(list(paths), selection=selection, config_file=config_file)
+    signals = Signals()
+    for rep in result.reports:
+        nb = load_notebook(rep.path)
+        if nb.error is None:
+            signals.merge(collect(ParsedNotebook.from_notebook(nb), rep.path))
+    first = str(paths[0]) if paths else None
+    prov = collect_provenance(None, first)
+    prov["notebooks"] = [r.path for r in result.reports]
+    ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
+    subject = ", ".join(str(p) for p in paths)
+    audit = build_audit(result.reports, signals, subject=subject, mode="path", env_start=first, provenance=prov,
+                        checkpoints=ck, extra_findings=ck_findings)
+    return audit, result.errors
+
+
+def audit_checkpoints(checkpoints: Sequence[str], unsafe_load: bool = False) -> AuditReport:
+    """Review checkpoint files alone (part 4 filled, the others not applicable)."""
+    ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
+    signals = Signals()
+    return build_audit([], signals, subject=", ".join(checkpoints), mode="checkpoint", checkpoints=ck,
+                       extra_findings=ck_findings)
+
+
+class RuntimeUnavailable(Exception):
+    """`%%guarded_train`'s runtime is not installed, or no guarded run happened yet."""
+
+
+def last_run_dict() -> dict[str, Any]:
+    try:
+        from .. import runtime
+    except ImportError as exc:
+        raise RuntimeUnavailable("the %%guarded_train runtime (jupyter_trainguard.runtime) is not available: "
+                                 f"{exc}") from None
+    getter = getattr(runtime, "last_run", None)
+    if getter is None:
+        raise RuntimeUnavailable("jupyter_trainguard.runtime has no last_run(); update jupyter-trainguard")
+    run = getter()
+    if run is None:
+        raise RuntimeUnavailable("no %%guarded_train run in this kernel yet")
+    data = run.to_dict() if hasattr(run, "to_dict") else dict(run)
+    if not isinstance(data.get("findings"), list):
+        raise RuntimeUnavailable("the last guarded run has no findings list")
+    return data
+
+
+def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), code: str | None = None
+                   ) -> AuditReport:
+    """Review a guarded run: its findings (runtime and static, as the run recorded them). When the cell's code is
+    known (`code`, or a `source`/`code` entry in the record) it is analysed for the descriptive facts and for the
+    list of static rules that ran; its findings are not added twice."""
+    findings = [Finding.from_dict(f) for f in data["findings"]]
+    code = code or next((data[k] for k in ("source", "code") if isinstance(data.get(k), str)), None)
+    reports: list[Report] = []
+    signals = Signals()
+    if code:
+        report, signals = analyze_session([code], path="<guarded cell>", selection=selection)
+        report.findings = []
+        reports.append(report)
+    summary = {k: v for k, v in data.items() if k != "findings" and isinstance(v, (str, int, float, bool))
+               and k not in ("source", "code")}
+    audit = build_audit(reports, signals, subject="last %%guarded_train run", mode="last-run", run=summary,
+                        extra_findings=findings)
+    audit.notes.append(f"{sum(1 for f in findings if f.source == 'runtime')} runtime finding(s) from the guarded "
+                       "run; the run record does not list which runtime checks passed.")
+    return audit

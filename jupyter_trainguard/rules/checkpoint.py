@@ -1,0 +1,113 @@
+"""CKPT001-CKPT003: checkpoints that cannot resume training, resumes that restore only the model, unsafe loads."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..analysis.usage import assigned_names, usage_of
+from .context import NotebookContext
+from .registry import Hit, rule
+
+
+def _optimizers(ctx: NotebookContext) -> set[str]:
+    return assigned_names(ctx.parsed, lambda q: q.startswith("torch.optim.") and ".lr_scheduler." not in q)
+
+
+def _state_dict_names(ctx: NotebookContext) -> set[str]:
+    out = set()
+    for _, node in ctx.parsed.walk():
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "state_dict":
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return out
+
+
+@rule(
+    id="CKPT001", name="checkpoint-weights-only", category="checkpointing", severity="warning",
+    rationale="torch.save of only the model (state_dict or module) drops the optimizer state, epoch and "
+              "scheduler, so training cannot resume where it stopped.",
+    impact="A resumed run restarts the optimizer (momentum, Adam moments, LR schedule) and diverges from an "
+           "uninterrupted one.",
+    fix="Save a dict: {'model': model.state_dict(), 'optimizer': opt.state_dict(), 'epoch': epoch, ...}.",
+    bad="torch.save(model.state_dict(), 'ckpt.pt')",
+    good="torch.save({'model': model.state_dict(), 'optimizer': opt.state_dict(), 'epoch': epoch}, 'ckpt.pt')",
+)
+def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
+    """Fires on torch.save whose object is a `.state_dict()` (or a module), or a dict literal without an
+    optimizer entry, in a notebook that creates a torch optimizer."""
+    u = usage_of(ctx)
+    opts = _optimizers(ctx)
+    if not opts:
+        return
+    sd_names = _state_dict_names(ctx)
+    from ..analysis.dataflow import flow_of
+
+    flow = flow_of(ctx)
+    modules = {n for n, v in flow.env.items() if v.kind == "est" and v.est.ekind == "torch"}
+    for c in u.named("torch.save"):
+        if not c.node.args:
+            continue
+        obj = c.node.args[0]
+        what = None
+        if isinstance(obj, ast.Call) and isinstance(obj.func, ast.Attribute) and obj.func.attr == "state_dict":
+            if not any(o in ast.unparse(obj.func.value) for o in opts) and "optim" not in ast.unparse(obj).lower():
+                what = f"only `{ast.unparse(obj)}`"
+        elif isinstance(obj, ast.Name) and (obj.id in sd_names or obj.id in modules):
+            what = f"only `{obj.id}`"
+        elif isinstance(obj, ast.Dict):
+            keys = " ".join(ast.unparse(k).lower() for k in obj.keys if k is not None)
+            vals = " ".join(ast.unparse(v) for v in obj.values)
+            if "optim" not in keys and not any(o in vals for o in opts):
+                what = "a dict without the optimizer state"
+        if what:
+            yield Hit.at(c.cell, c.node, f"`torch.save` in cell {c.cell.index + 1} stores {what}: the optimizer "
+                                         f"state ({', '.join(sorted(opts))}) and epoch are not saved, so training "
+                                         f"cannot resume exactly.", evidence={"optimizers": sorted(opts)})
+
+
+@rule(
+    id="CKPT002", name="resume-restores-model-only", category="checkpointing", severity="warning",
+    rationale="Training continues after loading a checkpoint, but only the model's state_dict is restored.",
+    impact="The optimizer and schedule restart from scratch; the resumed run differs from an uninterrupted one.",
+    fix="Restore optimizer (and scheduler, scaler, epoch) too: opt.load_state_dict(ckpt['optimizer']).",
+    bad="model.load_state_dict(torch.load('ckpt.pt'))\nfor epoch in range(5): train(...)",
+    good="ckpt = torch.load('ckpt.pt', weights_only=True)\nmodel.load_state_dict(ckpt['model'])\n"
+         "opt.load_state_dict(ckpt['optimizer'])\nstart = ckpt['epoch'] + 1",
+)
+def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
+    """Fires at the model's load_state_dict when no optimizer load_state_dict exists and an optimizer step or
+    backward pass runs later in execution order."""
+    u = usage_of(ctx)
+    loads = u.methods("load_state_dict")
+    if not loads:
+        return
+    opts = _optimizers(ctx)
+    if any(c.receiver() in opts or "optim" in c.receiver().lower() for c in loads):
+        return
+    steps = u.optimizer_steps + u.torch_train
+    for c in sorted(loads, key=lambda c: c.pos):
+        later = [s for s in steps if s.pos > c.pos or (s.in_func and s.in_func != c.in_func)]
+        if later and (opts or u.optimizer_steps):
+            yield Hit.at(c.cell, c.node, f"`{c.receiver()}.load_state_dict` in cell {c.cell.index + 1} restores "
+                                         f"only the model, then training continues (cell "
+                                         f"{later[0].cell.index + 1}) with a fresh optimizer state.",
+                         evidence={"model": c.receiver(), "train_cell": later[0].cell.index + 1})
+            return
+
+
+@rule(
+    id="CKPT003", name="torch-load-without-weights-only", category="checkpointing", severity="warning",
+    rationale="torch.load without weights_only unpickles arbitrary objects (code execution on untrusted files) "
+              "and behaves differently across torch versions (the default changed in 2.6).",
+    impact="Loading may run foreign code, or fail/behave differently on another torch version.",
+    fix="torch.load(path, weights_only=True) (allow-list extra types with torch.serialization.add_safe_globals).",
+    bad="state = torch.load('ckpt.pt')", good="state = torch.load('ckpt.pt', weights_only=True)",
+)
+def torch_load_unsafe(ctx: NotebookContext) -> Iterator[Hit]:
+    """Each torch.load call without an explicit weights_only= argument."""
+    for c in usage_of(ctx).named("torch.load"):
+        if c.kw("weights_only") is None:
+            yield Hit.at(c.cell, c.node, f"`torch.load` in cell {c.cell.index + 1} has no `weights_only=`: it may "
+                                         f"unpickle arbitrary code and depends on the torch version's default.",
+                         evidence={"call": "torch.load"})

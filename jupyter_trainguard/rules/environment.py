@@ -1,0 +1,90 @@
+"""ENV001: no pinned requirements or lockfile next to a training notebook."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..analysis.usage import usage_of
+from .context import NotebookContext
+from .registry import Hit, rule
+
+LOCKFILES = ("poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "conda-lock.yml", "pixi.lock")
+_PIN = re.compile(r"^\s*[A-Za-z0-9_.\-\[\]]+\s*(===?)\s*[\w.*+!-]+", re.M)
+_CONDA_PIN = re.compile(r"^\s*-\s*[A-Za-z0-9_.\-]+\s*==?\s*\d", re.M)
+MAX_UP = 6
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(errors="replace")[:200_000]
+    except OSError:
+        return ""
+
+
+def pinned_in(d: Path) -> str | None:
+    """The name of a file in `d` that pins dependencies, or None."""
+    for name in LOCKFILES:
+        if (d / name).is_file():
+            return name
+    try:
+        reqs = sorted(d.glob("requirements*.txt"))
+    except OSError:
+        reqs = []
+    for r in reqs:
+        text = _read(r)
+        if _PIN.search(text) or "--hash" in text:
+            return r.name
+    for name in ("environment.yml", "environment.yaml"):
+        if (d / name).is_file() and _CONDA_PIN.search(_read(d / name)):
+            return name
+    pp = d / "pyproject.toml"
+    if pp.is_file():
+        text = _read(pp)
+        if re.search(r"""["'][A-Za-z0-9_.\-\[\]]+\s*==\s*[\w.]+""", text):
+            return "pyproject.toml"
+    return None
+
+
+def search_dirs(nb: Path, root: Path | None) -> list[Path]:
+    """The notebook's folder and its parents up to the config root (or the repository root, at most 6 up)."""
+    out = []
+    d = nb.parent.resolve()
+    root_r = root.resolve() if root is not None else None
+    for _ in range(MAX_UP):
+        out.append(d)
+        if root_r is not None and d == root_r:
+            break
+        if root_r is None and (d / ".git").exists():
+            break
+        if d.parent == d:
+            break
+        d = d.parent
+    return out
+
+
+@rule(
+    id="ENV001", name="dependencies-not-pinned", category="reproducibility.environment", severity="warning",
+    rationale="Without pinned requirements or a lockfile, a rerun installs whatever versions are current.",
+    impact="Library changes (defaults, numerics, bug fixes) silently change the reported metric.",
+    fix="Commit a lockfile (uv.lock, poetry.lock, Pipfile.lock) or `pip freeze > requirements.txt` next to the "
+        "notebooks.",
+    bad="notebooks/train.ipynb   (no requirements file)", good="notebooks/train.ipynb\nrequirements.txt  "
+                                                            "(scikit-learn==1.5.2, ...)",
+)
+def dependencies_not_pinned(ctx: NotebookContext) -> Iterator[Hit]:
+    """Looks next to the notebook and upward to the configuration root (or repository root) for
+    requirements*.txt with `==` pins, pyproject with pinned deps, poetry.lock, uv.lock, Pipfile.lock or an
+    environment.yml with versions. Skipped for notebooks that do not train or have no file on disk."""
+    path = Path(ctx.path)
+    if not path.is_file() or not usage_of(ctx).trains:
+        return
+    root = ctx.config.root if ctx.config.source is not None else None
+    dirs = search_dirs(path, root)
+    for d in dirs:
+        if pinned_in(d):
+            return
+    yield Hit(None, None, f"No pinned requirements or lockfile found next to `{path.name}` or above it (searched "
+                          f"{len(dirs)} folder(s) up to `{dirs[-1].name or dirs[-1]}`).",
+              evidence={"searched": [str(d) for d in dirs]})

@@ -1,0 +1,205 @@
+"""SEED001-SEED005: random number generators that a training notebook uses without a seed.
+
+Every rule here needs evidence that the generator is actually used, and only runs on notebooks that train
+something (a model fit or a torch training loop); exploratory notebooks stay quiet.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..analysis.usage import CallSite, Usage, usage_of
+from .context import NotebookContext
+from .registry import Hit, rule
+
+PY_RANDOM = frozenset({"random", "randint", "choice", "choices", "shuffle", "sample", "uniform", "gauss",
+                       "randrange", "normalvariate", "betavariate", "expovariate", "triangular"})
+NP_LEGACY = frozenset({"rand", "randn", "randint", "random", "random_sample", "choice", "shuffle", "permutation",
+                       "normal", "uniform", "binomial", "poisson", "beta", "exponential", "multinomial", "sample",
+                       "standard_normal", "random_integers", "ranf", "gamma", "laplace", "lognormal"})
+TORCH_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
+                          "rand_like", "randn_like", "randint_like"})
+RANDOM_ESTIMATORS = ("RandomForest", "ExtraTrees", "GradientBoosting", "DecisionTree", "SGDClassifier",
+                     "SGDRegressor", "MLPClassifier", "MLPRegressor", "KMeans", "MiniBatchKMeans", "Bagging",
+                     "AdaBoost", "IsolationForest", "RandomizedSearchCV", "SMOTE", "RandomOverSampler",
+                     "RandomUnderSampler", "ADASYN", "ExtraTree", "RandomTreesEmbedding", "GaussianMixture",
+                     "TSNE", "Perceptron", "PassiveAggressive")
+SHUFFLING_SPLITTERS = frozenset({"ShuffleSplit", "StratifiedShuffleSplit", "GroupShuffleSplit", "RepeatedKFold",
+                                 "RepeatedStratifiedKFold"})
+
+
+def first(calls: list[CallSite]) -> CallSite | None:
+    return min(calls, key=lambda c: c.pos) if calls else None
+
+
+def listing(calls: list[CallSite]) -> str:
+    seen = []
+    for c in sorted(calls, key=lambda c: c.pos):
+        label = f"`{c.q or c.leaf}` (cell {c.cell.index + 1})"
+        if label not in seen:
+            seen.append(label)
+    more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+    return ", ".join(seen[:3]) + more
+
+
+def evidence_of(calls: list[CallSite]) -> dict:
+    return {"calls": sorted({c.q for c in calls}), "cells": sorted({c.cell.index + 1 for c in calls})}
+
+
+def np_global_seeded(u: Usage) -> bool:
+    return bool(u.named("numpy.random.seed")) or u.seeded_all()
+
+
+def torch_seeded(u: Usage) -> bool:
+    return bool(u.named("torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+                        "torch.random.manual_seed")) or u.seeded_all()
+
+
+@rule(
+    id="SEED001", name="python-random-unseeded", category="reproducibility.seeding", severity="warning",
+    rationale="Python's `random` module is used (shuffles, sampling, augmentation) but never seeded.",
+    impact="Each run draws different numbers, so the reported metric cannot be reproduced exactly.",
+    fix="Call random.seed(SEED) once at the top (or a seed_everything helper that seeds all generators).",
+    bad="import random\nrandom.shuffle(rows)", good="import random\nrandom.seed(42)\nrandom.shuffle(rows)",
+)
+def python_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
+    """Fires once, at the first use of a `random` module function, when no `random.seed` (nor a seed-all
+    helper) appears anywhere in a notebook that trains."""
+    u = usage_of(ctx)
+    if not u.trains or u.named("random.seed") or u.seeded_all():
+        return
+    uses = [c for c in u.calls if c.q.startswith("random.") and c.leaf in PY_RANDOM]
+    c = first(uses)
+    if c:
+        yield Hit.at(c.cell, c.node, f"Python `random` is used unseeded: {listing(uses)}; no `random.seed()` in "
+                                     f"the notebook.", evidence=evidence_of(uses))
+
+
+@rule(
+    id="SEED002", name="numpy-random-unseeded", category="reproducibility.seeding", severity="warning",
+    rationale="NumPy's legacy global RNG is used without np.random.seed, or a Generator/RandomState is created "
+              "without a seed.",
+    impact="Random draws (noise, sampling, shuffles, sklearn estimators with random_state=None) differ per run.",
+    fix="Create rng = np.random.default_rng(SEED) and pass it around, or call np.random.seed(SEED) once.",
+    bad="rng = np.random.default_rng()\nnoise = rng.normal(size=n)",
+    good="rng = np.random.default_rng(42)\nnoise = rng.normal(size=n)",
+)
+def numpy_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
+    """Unseeded `default_rng()`/`RandomState()` constructions fire each; legacy `np.random.*` draws fire once
+    when there is no `np.random.seed` (or seed-all helper)."""
+    u = usage_of(ctx)
+    if not u.trains:
+        return
+    for c in u.named("numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"):
+        if not c.node.args and not c.node.keywords:
+            yield Hit.at(c.cell, c.node, f"`{c.q}()` is created without a seed in cell {c.cell.index + 1}: its "
+                                         f"draws differ on every run.", evidence={"call": c.q})
+    if np_global_seeded(u):
+        return
+    uses = [c for c in u.calls if c.q.startswith("numpy.random.") and c.leaf in NP_LEGACY]
+    c = first(uses)
+    if c:
+        yield Hit.at(c.cell, c.node, f"NumPy's global RNG is used unseeded: {listing(uses)}; no "
+                                     f"`np.random.seed()` in the notebook.", evidence=evidence_of(uses))
+
+
+@rule(
+    id="SEED003", name="torch-unseeded", category="reproducibility.seeding", severity="warning",
+    rationale="torch draws random numbers (weight init, dropout, random tensors, random_split) but "
+              "torch.manual_seed is never called.",
+    impact="Initial weights and sampling differ per run, so training curves and metrics do not reproduce.",
+    fix="Call torch.manual_seed(SEED) (seeds CPU and all CUDA devices) before building the model.",
+    bad="model = Net()\nfor x, y in loader: ...", good="torch.manual_seed(42)\nmodel = Net()",
+)
+def torch_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
+    """Needs torch random use: random tensor constructors, `random_split`, or building a module in a notebook
+    with a torch training loop (backward + optimizer step)."""
+    u = usage_of(ctx)
+    if "torch" not in u.roots() or torch_seeded(u):
+        return
+    uses = [c for c in u.calls if c.q.startswith("torch.") and c.leaf in TORCH_RANDOM]
+    uses += [c for c in u.calls if c.leaf == "random_split" and c.q.startswith("torch")]
+    if u.torch_train and u.optimizer_steps:
+        from ..analysis.dataflow import flow_of
+
+        flow = flow_of(ctx)
+        uses += [CallSite(u.pos(e.cell, e.node), e.cell, e.node, e.cls, None)
+                 for e in _torch_models(flow)]
+    c = first(uses)
+    if c:
+        yield Hit.at(c.cell, c.node, f"torch random numbers are used without `torch.manual_seed()`: "
+                                     f"{listing(uses)}.", evidence=evidence_of(uses))
+
+
+def _torch_models(flow):
+    seen = []
+    for v in flow.value_by_id.values():
+        if v.kind == "est" and v.est.ekind == "torch" and v.est not in seen and isinstance(v.est.node, ast.Call):
+            seen.append(v.est)
+    return seen
+
+
+@rule(
+    id="SEED004", name="random-state-missing", category="reproducibility.seeding", severity="warning",
+    rationale="A split, shuffle or randomised estimator is called without random_state while no global NumPy "
+              "seed is set.",
+    impact="The split (and so the test score) or the model changes on every run.",
+    fix="Pass random_state=SEED (train_test_split, KFold(shuffle=True), df.sample, RandomForest...).",
+    bad="X_tr, X_te, y_tr, y_te = train_test_split(X, y)",
+    good="X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=42)",
+)
+def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
+    """Checks train_test_split (unless shuffle=False), shuffling CV splitters, sklearn.utils.shuffle, DataFrame
+    .sample and estimators whose result depends on random_state. Silent when np.random.seed is set."""
+    u = usage_of(ctx)
+    if not u.trains or np_global_seeded(u):
+        return
+    for c in u.calls:
+        if c.kw("random_state") is not None or c.kw("seed") is not None or c.kw("random_seed") is not None:
+            continue
+        leaf = c.leaf
+        root = c.q.split(".")[0]
+        why = None
+        if leaf == "train_test_split" and root == "sklearn":
+            sh = c.kw("shuffle")
+            if not (isinstance(sh, ast.Constant) and sh.value is False):
+                why = "the split"
+        elif leaf in ("KFold", "StratifiedKFold", "StratifiedGroupKFold") and root == "sklearn":
+            sh = c.kw("shuffle")
+            if isinstance(sh, ast.Constant) and sh.value is True:
+                why = "the folds"
+        elif leaf in SHUFFLING_SPLITTERS and root == "sklearn":
+            why = "the splits"
+        elif c.q == "sklearn.utils.shuffle":
+            why = "the row order"
+        elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and c.q.startswith(".") is False \
+                and root not in u.parsed.aliases and c.receiver() and c.receiver() not in u.parsed.aliases:
+            why = "the sample"
+        elif root in ("sklearn", "imblearn") and leaf.startswith(RANDOM_ESTIMATORS):
+            why = "the fitted model"
+        if why:
+            yield Hit.at(c.cell, c.node, f"`{leaf}` in cell {c.cell.index + 1} has no `random_state`: {why} "
+                                         f"changes on every run.", evidence={"call": c.q or leaf})
+
+
+@rule(
+    id="SEED005", name="dataloader-shuffle-unseeded", category="reproducibility.seeding", severity="warning",
+    rationale="A DataLoader shuffles without a seeded `generator=` and torch is never seeded.",
+    impact="Batch order differs per run, so training does not reproduce.",
+    fix="Pass generator=torch.Generator().manual_seed(SEED) (and a worker_init_fn with num_workers>0).",
+    bad="DataLoader(ds, batch_size=32, shuffle=True)",
+    good="g = torch.Generator().manual_seed(42)\nDataLoader(ds, batch_size=32, shuffle=True, generator=g)",
+)
+def dataloader_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
+    """Fires for each `DataLoader(..., shuffle=True)` without `generator=` when torch is never seeded."""
+    u = usage_of(ctx)
+    if torch_seeded(u):
+        return
+    for c in u.calls:
+        if c.leaf == "DataLoader" and c.q.startswith("torch") and c.kw("generator") is None:
+            sh = c.kw("shuffle")
+            if isinstance(sh, ast.Constant) and sh.value is True:
+                yield Hit.at(c.cell, c.node, f"`DataLoader(shuffle=True)` in cell {c.cell.index + 1} has no seeded "
+                                             f"`generator=` and torch is never seeded: batch order changes per run.",
+                             evidence={"call": "DataLoader", "cell": c.cell.index + 1})

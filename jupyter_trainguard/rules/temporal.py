@@ -1,0 +1,58 @@
+"""TIME001: a random split or shuffled cross-validation on time-ordered data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..analysis.dataflow import flow_of
+from ..analysis.parsed import last_part
+from .context import NotebookContext
+from .leakage import dedupe
+from .registry import Hit, rule
+
+# evidence of time order and its weight; two points make the data time-ordered
+WEIGHTS = {"op": 2, "datetime": 1, "parse_dates": 1, "set_index": 1, "sort_values": 1}
+
+
+def time_weight(evidence) -> int:
+    kinds = {e[0].split(":")[0] for e in evidence}
+    return sum(WEIGHTS.get(k, 0) for k in kinds)
+
+
+def describe(evidence) -> str:
+    parts = []
+    for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0))[:3]:
+        kind, _, arg = what.partition(":")
+        label = {"op": f"`.{arg}()`", "datetime": "`to_datetime`", "parse_dates": "`parse_dates=`",
+                 "set_index": f"`set_index('{arg}')`", "sort_values": f"`sort_values('{arg}')`"}.get(kind, kind)
+        parts.append(f"{label} in cell {cell + 1}")
+    return ", ".join(parts)
+
+
+@rule(
+    id="TIME001", name="shuffled-split-on-time-series", category="leakage.temporal", severity="error",
+    rationale="Shuffling time-ordered rows before splitting (train_test_split, KFold(shuffle=True), ShuffleSplit, "
+              "df.sample) trains on the future and tests on the past.",
+    impact="Lag/rolling features and trends leak from later rows: scores much better than a real forecast.",
+    fix="Split by time: train_test_split(..., shuffle=False), a cut-off date, or TimeSeriesSplit for CV.",
+    bad="df['lag1'] = df['sales'].shift(1)\nX_tr, X_te, y_tr, y_te = train_test_split(X, y)",
+    good="df['lag1'] = df['sales'].shift(1)\nX_tr, X_te, y_tr, y_te = train_test_split(X, y, shuffle=False)",
+)
+def shuffled_time_split(ctx: NotebookContext) -> Iterator[Hit]:
+    """Time order is inferred from lag/rolling/diff/resample operations (strong), datetime parsing, and setting
+    the index or sorting by a date-like column; a shuffling split of such data fires."""
+    flow = flow_of(ctx)
+    hits = []
+    for s in flow.splits:
+        if not s.shuffle:
+            continue
+        for i in s.inputs:
+            if time_weight(i.time) >= 2:
+                how = last_part(s.func) if s.kind != "slice" else "a random `sample`"
+                hits.append(Hit.at(s.cell, s.node,
+                                   f"{how} in cell {s.cell.index + 1} shuffles `{i.name or 'the data'}`, which is "
+                                   f"time-ordered ({describe(i.time)}): the model trains on the future.",
+                                   evidence={"split": how, "data": i.name, "cell": s.cell.index + 1,
+                                             "time_evidence": sorted(e[0] for e in i.time)}))
+                break
+    yield from dedupe(iter(hits))

@@ -1,0 +1,126 @@
+"""TRAIN001-TRAIN002: manual torch training-loop mistakes (missing zero_grad, eval/train mode)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..analysis.usage import usage_of
+from .context import NotebookContext
+from .registry import Hit, rule
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> list[ast.Call]:
+    """Calls `.attr()` inside `node`, also inside notebook functions called from it (a few levels)."""
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            if isinstance(n.func, ast.Attribute) and n.func.attr in attrs:
+                out.append(n)
+            elif depth > 0 and isinstance(n.func, ast.Name) and n.func.id in funcs and funcs[n.func.id] is not node:
+                out.extend(_attr_calls(funcs[n.func.id], attrs, funcs, depth - 1))
+    return out
+
+
+def _zeroes_grad(node: ast.AST, funcs: dict) -> bool:
+    if _attr_calls(node, {"zero_grad"}, funcs):
+        return True
+    for n in ast.walk(node):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in n.targets):
+            return True
+    return False
+
+
+def _loops(ctx: NotebookContext):
+    for cell, tree in ctx.parsed.trees:
+        stack = [(tree, [])]
+        while stack:
+            node, parents = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                chain = parents + [child] if isinstance(child, LOOPS) else parents
+                if isinstance(child, LOOPS):
+                    yield cell, child, parents
+                stack.append((child, chain))
+
+
+@rule(
+    id="TRAIN001", name="zero-grad-missing", category="training", severity="warning",
+    rationale="A training loop calls backward() and optimizer.step() but never zero_grad(): gradients accumulate "
+              "across batches.",
+    impact="Each step uses the sum of all previous gradients; training diverges or the reported metric comes from "
+           "a different optimisation than intended.",
+    fix="Call optimizer.zero_grad() (set_to_none=True) once per step, before backward().",
+    bad="for x, y in loader:\n    loss = crit(model(x), y)\n    loss.backward()\n    opt.step()",
+    good="for x, y in loader:\n    opt.zero_grad()\n    loss = crit(model(x), y)\n    loss.backward()\n    opt.step()",
+)
+def zero_grad_missing(ctx: NotebookContext) -> Iterator[Hit]:
+    """For each backward() call, the innermost loop that also contains an optimizer step must zero gradients
+    (zero_grad or `.grad = None`), including inside notebook helper functions called from the loop."""
+    u = usage_of(ctx)
+    if not u.torch_train:
+        return
+    funcs = u.funcs
+    reported = set()
+    for cell, loop, _parents in _loops(ctx):
+        backs = _attr_calls(loop, {"backward"}, funcs)
+        steps = [c for c in _attr_calls(loop, {"step"}, funcs) if "sched" not in ast.unparse(c.func).lower()]
+        if not backs or not steps:
+            continue
+        inner = [n for n in ast.walk(loop) if isinstance(n, LOOPS) and n is not loop and
+                 _attr_calls(n, {"backward"}, funcs) and _attr_calls(n, {"step"}, funcs)]
+        if inner:
+            continue  # judged at the innermost loop that trains
+        if not _zeroes_grad(loop, funcs) and id(loop) not in reported:
+            reported.add(id(loop))
+            yield Hit.at(cell, loop, f"The training loop in cell {cell.index + 1} (line {loop.lineno}) calls "
+                                     f"backward() and step() but never zero_grad(): gradients accumulate across "
+                                     f"steps.", evidence={"loop_line": loop.lineno})
+
+
+@rule(
+    id="TRAIN002", name="eval-train-mode", category="training", severity="warning",
+    rationale="Dropout and batch-norm behave differently in train and eval mode: evaluation must run after "
+              "model.eval(), and training after model.train().",
+    impact="Validation metrics computed in train mode are noisy/biased; after eval() without train(), later epochs "
+           "train with dropout off and frozen batch-norm statistics.",
+    fix="Call model.eval() before evaluating (with torch.no_grad()) and model.train() at the start of each "
+        "training epoch.",
+    bad="for epoch in range(n):\n    train_step()\n    model.eval()\n    validate()",
+    good="for epoch in range(n):\n    model.train()\n    train_step()\n    model.eval()\n    validate()",
+)
+def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
+    """Two cases: an epoch loop that trains and calls eval() but never train(); and a no_grad/inference_mode
+    evaluation block in a notebook with a torch training loop that never calls eval() anywhere."""
+    u = usage_of(ctx)
+    if not u.torch_train:
+        return
+    funcs = u.funcs
+    for cell, loop, parents in _loops(ctx):
+        if parents:
+            continue
+        if _attr_calls(loop, {"backward"}, funcs) and _attr_calls(loop, {"eval"}, funcs) and \
+                not [c for c in _attr_calls(loop, {"train"}, funcs) if not c.args or
+                     (isinstance(c.args[0], ast.Constant) and c.args[0].value is True)]:
+            yield Hit.at(cell, loop, f"The epoch loop in cell {cell.index + 1} switches the model to eval() for "
+                                     f"evaluation but never back to train(): later epochs train in eval mode.",
+                         evidence={"loop_line": loop.lineno, "case": "not-reset"})
+            return
+    if u.methods("eval"):
+        return
+    from ..analysis.dataflow import flow_of
+
+    modules = {n for n, v in flow_of(ctx).env.items() if v.kind == "est" and v.est.ekind == "torch"}
+    for cell, node in ctx.parsed.walk():
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                ctx.parsed.qualname(i.context_expr.func if isinstance(i.context_expr, ast.Call) else
+                                    i.context_expr) in ("torch.no_grad", "torch.inference_mode") for i in node.items):
+            calls = [n for b in node.body for n in ast.walk(b) if isinstance(n, ast.Call) and
+                     isinstance(n.func, ast.Name) and n.func.id in modules]
+            if calls:
+                yield Hit.at(cell, node, f"Evaluation under `torch.no_grad()` in cell {cell.index + 1} runs "
+                                         f"`{calls[0].func.id}` but the notebook never calls `.eval()`: dropout and "
+                                         f"batch-norm stay in training mode.",
+                             evidence={"model": calls[0].func.id, "case": "no-eval"})
+                return

@@ -1,0 +1,180 @@
+"""Which random number generators are seeded, seeding them (`--seed`) and determinism (`--deterministic`).
+
+How "seeded" is decided (documented heuristics; no RNG state is read destructively):
+- history: a seeding call in the executed cells, resolved through import aliases (`random.seed`,
+  `numpy.random.seed`, `torch.manual_seed`, `torch.cuda.manual_seed[_all]`), or a catch-all seeder
+  (`seed_everything`, `set_seed`, ...), or a user function whose body makes such calls and that was called;
+- torch at run time: `torch.initial_seed()` differs from torch's built-in default seed, which it keeps until
+  someone seeds it (the CUDA generators likewise, read only when CUDA is already initialised);
+- the guard itself: `--seed N` seeds every generator in use just before the cell and records that.
+An RNG counts as "in use" when its module was imported in the session (torch: already in `sys.modules`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+TORCH_DEFAULT_SEED = 67280421310721
+RNG_NAMES = ("python", "numpy", "torch", "torch_cuda")
+_DIRECT = {
+    "random.seed": ("python",),
+    "numpy.random.seed": ("numpy",),
+    "torch.manual_seed": ("torch", "torch_cuda"),
+    "torch.random.manual_seed": ("torch", "torch_cuda"),
+    "torch.cuda.manual_seed": ("torch_cuda",),
+    "torch.cuda.manual_seed_all": ("torch_cuda",),
+}
+_CATCH_ALL = {"seed_everything", "set_seed", "set_global_seed", "set_random_seed", "seed_all", "fix_seed",
+              "set_seeds", "seed_everything_"}
+
+
+@dataclass
+class SeedReport:
+    in_use: dict[str, bool] = field(default_factory=dict)
+    seeded: dict[str, str] = field(default_factory=dict)  # rng -> how it was found seeded
+    seed: int | None = None  # the --seed the guard applied
+    deterministic: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # RNG002 reasons
+
+    @property
+    def unseeded(self) -> list[str]:
+        return [r for r in RNG_NAMES if self.in_use.get(r) and r not in self.seeded]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"in_use": self.in_use, "seeded": self.seeded, "unseeded": self.unseeded, "seed": self.seed,
+                "deterministic": self.deterministic, "problems": self.problems}
+
+
+def _rngs_of_call(name: str) -> tuple[str, ...]:
+    if name in _DIRECT:
+        return _DIRECT[name]
+    if name.rsplit(".", 1)[-1] in _CATCH_ALL:
+        return RNG_NAMES
+    return ()
+
+
+def seeded_in_history(trees: Iterable[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
+    """rng -> description of the call that seeded it, from executed code (helper functions followed)."""
+    from ..analysis.parsed import qualname
+
+    trees = list(trees)
+    helpers: dict[str, set[str]] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                rngs: set[str] = set()
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Call):
+                        rngs.update(_rngs_of_call(qualname(sub.func, aliases)))
+                if rngs:
+                    helpers[node.name] = rngs
+    found: dict[str, str] = {}
+    for tree in trees:
+        top_calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        inside_defs = {id(n) for d in ast.walk(tree) if isinstance(d, ast.FunctionDef) for n in ast.walk(d)}
+        for call in top_calls:
+            if id(call) in inside_defs:
+                continue
+            name = qualname(call.func, aliases)
+            rngs = _rngs_of_call(name) or tuple(helpers.get(name, ()))
+            for r in rngs:
+                found.setdefault(r, f"{name}() in the executed cells")
+    return found
+
+
+def in_use(imported: set[str]) -> dict[str, bool]:
+    torch_loaded = "torch" in sys.modules or "torch" in imported
+    cuda = False
+    if "torch" in sys.modules:
+        import torch
+
+        cuda = bool(torch.cuda.is_available())
+    return {"python": "random" in imported, "numpy": "numpy" in imported, "torch": torch_loaded,
+            "torch_cuda": cuda}
+
+
+def runtime_seeded() -> dict[str, str]:
+    """Generators whose state shows they were seeded (torch only; see the module docstring)."""
+    out: dict[str, str] = {}
+    if "torch" in sys.modules:
+        import torch
+
+        if torch.initial_seed() != TORCH_DEFAULT_SEED:
+            out["torch"] = "torch.initial_seed() differs from the default"
+        if torch.cuda.is_available() and torch.cuda.is_initialized() and \
+                torch.cuda.initial_seed() != TORCH_DEFAULT_SEED:
+            out["torch_cuda"] = "torch.cuda.initial_seed() differs from the default"
+    return out
+
+
+def seed_all(seed: int, uses_torch: bool = False) -> list[str]:
+    """Seed Python, NumPy (legacy global) and torch (CPU and every CUDA device); returns what was seeded.
+
+    torch is imported only when it already is, or when the cell uses it (`uses_torch`)."""
+    done = ["python"]
+    random.seed(seed)
+    import numpy as np
+
+    np.random.seed(seed % 2**32)
+    done.append("numpy")
+    if "torch" in sys.modules or uses_torch:
+        import torch
+
+        torch.manual_seed(seed)
+        done.append("torch")
+        if torch.cuda.is_available():
+            torch.cuda.manual_seed_all(seed)
+            done.append("torch_cuda")
+    return done
+
+
+def initial_environ() -> dict[str, str] | None:
+    """The environment the interpreter started with (Linux /proc), or None when it cannot be read."""
+    try:
+        with open(f"/proc/{os.getpid()}/environ", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    out = {}
+    for item in raw.split(b"\0"):
+        key, sep, value = item.partition(b"=")
+        if sep:
+            out[key.decode(errors="replace")] = value.decode(errors="replace")
+    return out
+
+
+def apply_deterministic(start_env: dict[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Turn on what can still take effect; return (settings applied, reasons for what cannot)."""
+    applied: dict[str, Any] = {}
+    problems: list[str] = []
+    start_env = initial_environ() if start_env is None else start_env
+    if start_env is not None and "PYTHONHASHSEED" not in start_env:
+        late = " (it was set from inside the session, too late)" if "PYTHONHASHSEED" in os.environ else ""
+        problems.append("PYTHONHASHSEED was not set when the interpreter started, so str/bytes hashing (and set "
+                        f"iteration order) stays randomised{late}; set it in the kernel's environment.")
+    if "torch" in sys.modules:
+        import torch
+
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        applied.update({"torch.use_deterministic_algorithms": "True (warn_only)",
+                        "cudnn.deterministic": True, "cudnn.benchmark": False})
+        if torch.cuda.is_available():
+            want = os.environ.get("CUBLAS_WORKSPACE_CONFIG")
+            at_start = (start_env or {}).get("CUBLAS_WORKSPACE_CONFIG")
+            if torch.cuda.is_initialized():
+                if not at_start:
+                    problems.append("CUBLAS_WORKSPACE_CONFIG " + ("was set after" if want else "is not set and")
+                                    + " CUDA had already started; cuBLAS keeps nondeterministic workspaces. "
+                                    "Set it to :4096:8 in the kernel's environment.")
+            elif not want:
+                os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+                applied["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8 (set before CUDA started)"
+    return applied, problems
