@@ -38,6 +38,9 @@ from .parsed import ParsedNotebook, dotted, last_part
 
 HOLDOUT = ("val", "test")
 _COUNTER = itertools.count(1)
+_RANGES = ("range", "np.arange", "numpy.arange", "np.linspace", "np.logspace", "numpy.linspace")
+_DATA_CLASSES = frozenset({"Dataset", "DMatrix", "Pool", "DataLoader", "TensorDataset", "DataFrame", "Series",
+                           "Tensor", "Subset", "ConcatDataset", "IterableDataset", "DatasetDict"})
 _META_ATTRS = frozenset({"columns", "shape", "dtypes", "dtype", "size", "ndim", "classes_", "feature_names_in_",
                          "n_features_in_", "str", "dt", "cat", "name"})
 # methods that keep the frame's columns (so column facts survive them)
@@ -68,7 +71,7 @@ class Value:
 
     vid: int
     kind: str  # data | est | pred | score | hyper | func | tuple
-    anc: frozenset[int] = frozenset()
+    parents: tuple = ()
     name: str | None = None
     cell: Cell | None = None
     line: int | None = None
@@ -88,6 +91,36 @@ class Value:
     items: tuple | None = None  # for tuples/lists with known elements
     keys: dict | None = None  # for dict literals with string keys
     func: ast.FunctionDef | None = None
+    node: ast.AST | None = field(default=None, repr=False)  # the expression that produced it
+    _anc: frozenset | None = field(default=None, repr=False)
+
+    def text(self, limit: int = 40) -> str:
+        """The variable name, else the (shortened) source expression."""
+        if self.name:
+            return self.name
+        if self.node is not None:
+            try:
+                text = ast.unparse(self.node)
+            except Exception:  # pragma: no cover - unparse of odd nodes
+                return "an expression"
+            return text if len(text) <= limit else text[: limit - 3] + "..."
+        return "an expression"
+
+    @property
+    def anc(self) -> frozenset[int]:
+        """Ids of this value and every value it was derived from (computed on first use)."""
+        if self._anc is None:
+            stack = [self]
+            while stack:
+                top = stack[-1]
+                todo = [p for p in top.parents if p._anc is None]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                stack.pop()
+                if top._anc is None:
+                    top._anc = frozenset((top.vid,)).union(*(p._anc for p in top.parents))
+        return self._anc
 
 
 @dataclass(eq=False)
@@ -113,6 +146,7 @@ class SplitEvent:
     node: ast.AST
     shuffle: bool | None = True
     random_state: bool = False
+    sources: list = field(default_factory=list)  # the input each output was split from (when known)
 
 
 @dataclass(eq=False)
@@ -142,7 +176,8 @@ class Flow:
 
     MAX_DEPTH = 3
 
-    def __init__(self, parsed: ParsedNotebook):
+    def __init__(self, parsed: ParsedNotebook, strict: bool = False):
+        self.strict = strict  # re-raise internal errors (tests) instead of skipping the statement
         self.parsed = parsed
         self.env: dict[str, Value] = {}
         self.fits: list[FitEvent] = []
@@ -154,7 +189,9 @@ class Flow:
         self.selections: list[Event] = []
         self.label_leaks: list[Event] = []
         self.reports: list[Event] = []  # train-score reported with a val/test label
-        self.derived_cols: dict[tuple, set] = {}  # (frame, col) -> referenced columns
+        # (frame, col) -> (columns read to compute it, sequence number of the assignment)
+        # ... and whether the column already existed (it was read to compute itself)
+        self.derived_cols: dict[tuple, tuple[set, int, bool]] = {}
         self.torch_classes: set[str] = set()
         self.loops: list[tuple[int, str]] = []
         self.depth = 0
@@ -163,6 +200,7 @@ class Flow:
         self.value_by_id: dict[int, Value] = {}
         self._ret: list[Value | None] | None = None
         self.taint_owner: dict[int, FitEvent] = {}
+        self.const_lists: set[str] = set()  # names bound to literal lists of numbers (hyperparameter grids)
         self.transform_uses: list = []
 
     # ----------------------------------------------------------------- values
@@ -170,17 +208,17 @@ class Flow:
             **kw) -> Value:
         vid = next(_COUNTER)
         ps = [p for p in parents if p is not None and p.kind not in ("est", "func")]
-        anc = frozenset({vid}).union(*(p.anc for p in ps)) if ps else frozenset({vid})
-        v = Value(vid=vid, kind=kind, anc=anc, cell=self.cell, line=getattr(node, "lineno", None))
+        v = Value(vid=vid, kind=kind, parents=tuple(ps), cell=self.cell, line=getattr(node, "lineno", None),
+                  node=node)
         if ps:
             roles = {p.role for p in ps if p.role}
             if len(roles) == 1:
                 v.role = roles.pop()
                 v.strong = any(p.strong for p in ps if p.role == v.role)
-            v.taints = frozenset().union(*(p.taints for p in ps))
-            v.resampled = frozenset().union(*(p.resampled for p in ps))
-            v.dup = frozenset().union(*(p.dup for p in ps))
-            v.time = frozenset().union(*(p.time for p in ps))
+            v.taints = _union(p.taints for p in ps)
+            v.resampled = _union(p.resampled for p in ps)
+            v.dup = _union(p.dup for p in ps)
+            v.time = _union(p.time for p in ps)
             v.score = any(p.score for p in ps)
             v.train_score = any(p.train_score for p in ps)
             v.hyper = any(p.hyper for p in ps)
@@ -219,11 +257,20 @@ class Flow:
             self._statement(s)
         except RecursionError:
             pass
+        except Exception:  # odd code must never stop the analysis of the rest of the notebook
+            if self.depth == 0 and not self.strict:
+                pass
+            else:
+                raise
         finally:
             self.stmt = outer
 
     def _statement(self, s: ast.stmt) -> None:
         if isinstance(s, ast.Assign):
+            if isinstance(s.value, (ast.List, ast.Tuple)) and s.value.elts and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and
+                    not isinstance(e.value, bool) for e in s.value.elts):
+                self.const_lists.update(n.id for n in s.targets if isinstance(n, ast.Name))
             v = self.expr(s.value)
             for t in s.targets:
                 self.assign(t, v, s.value)
@@ -303,7 +350,10 @@ class Flow:
                 self.loops.pop()
                 return
         v = self.expr(it)
-        if isinstance(it, ast.Call) and dotted(it.func) in ("range", "np.arange", "numpy.arange", "np.linspace") \
+        grid = isinstance(it, ast.Call) and last_part(self.parsed.qualname(it.func)) in ("ParameterGrid",
+                                                                                         "ParameterSampler", "product")
+        if grid or (isinstance(it, ast.Name) and it.id in self.const_lists) \
+                or isinstance(it, ast.Call) and dotted(it.func) in _RANGES \
                 or isinstance(it, (ast.List, ast.Tuple)) and it.elts and all(
                     isinstance(e, ast.Constant) and isinstance(e.value, (int, float, str)) for e in it.elts) \
                 or (v is not None and v.kind == "hyper"):
@@ -338,8 +388,10 @@ class Flow:
         elif isinstance(t, (ast.Tuple, ast.List)):
             items = v.items if v is not None and v.items is not None else None
             if items is not None and len(items) == len(t.elts):
-                for tt, vv in zip(t.elts, items):
-                    self.assign(tt, vv, rhs)
+                nodes = rhs.elts if isinstance(rhs, (ast.Tuple, ast.List)) and len(rhs.elts) == len(t.elts) \
+                    else [rhs] * len(t.elts)
+                for tt, vv, nn in zip(t.elts, items, nodes):
+                    self.assign(tt, vv, nn)
             else:
                 for tt in t.elts:
                     self.assign(tt, self.new(v.kind if v.kind in ("data", "pred", "score") else "data", [v], rhs)
@@ -351,7 +403,9 @@ class Flow:
                 if old.kind == "est":
                     return
                 nv = self.new(old.kind if old.kind != "tuple" else "data", [old, v], rhs)
-                nv.role, nv.strong, nv.cols, nv.label = old.role, old.strong, old.cols, old.label
+                if old.role:
+                    nv.role, nv.strong = old.role, old.strong
+                nv.cols, nv.label = old.cols, old.label
                 nv.name = base.id
                 if old.keys is not None:
                     nv.keys = dict(old.keys)
@@ -359,10 +413,10 @@ class Flow:
                     if isinstance(key, str) and v is not None:
                         nv.keys[key] = v
                 cols = _strings(t.slice)
-                if cols and old.cols is not None:
-                    refs = set(_column_refs(rhs))
+                if cols and old.cols is not None and not _has_time_op(rhs):
+                    refs = set(_column_refs(rhs, self.env))
                     for c in cols:
-                        self.derived_cols[(old.cols["frame"], c)] = refs - {c}
+                        self.derived_cols[(old.cols["frame"], c)] = (refs - {c}, next(_COUNTER), c in refs)
                         if c in old.cols["removed"]:
                             nv.cols = dict(old.cols, removed=old.cols["removed"] - {c})
                 if isinstance(rhs, ast.Call) and "to_datetime" in self.parsed.qualname(rhs.func):
@@ -382,7 +436,7 @@ class Flow:
             if parent is not None:
                 v.role, v.strong = nrole, True
                 self.slice_split(parent, v, rhs)
-            elif v.anc == frozenset({v.vid}):
+            elif not v.parents:
                 v.role, v.strong = nrole, False
         elif nrole and v.role in ("train", "test", "val") and nrole in HOLDOUT and v.role in HOLDOUT \
                 and v.role != nrole and v.strong:
@@ -492,8 +546,10 @@ class Flow:
             vals = [v for v in vals if v is not None and v.kind != "est"]
             if not vals:
                 return None
-            kind = "score" if any(v.score for v in vals) else "data"
-            return self.new(kind, vals, e)
+            # comparing predictions with labels (torch-style accuracy) is a score
+            scored = any(v.score for v in vals) or (isinstance(e, (ast.Compare, ast.BinOp)) and any(
+                v.kind == "pred" for v in vals) and any(v.kind == "data" for v in vals))
+            return self.new("score" if scored else "data", vals, e, score=scored)
         if isinstance(e, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
             return self.comprehension(e)
         if isinstance(e, ast.NamedExpr):
@@ -546,13 +602,18 @@ class Flow:
         if base.keys is not None and isinstance(key, str) and key in base.keys:
             return base.keys[key]
         if base.kind == "est":
-            return base
+            if not base.est.multi:
+                return base
+            one = Est(base.est.cls, base.est.ekind, self.cell, e.lineno, node=base.est.node)
+            return self.new("est", [], e, est=one)
         idx = self.expr(e.slice)
         v = self.new(base.kind if base.kind in ("data", "pred", "score") else "data", [base, idx], e)
         if idx is not None and idx.role and idx.strong and idx.role.startswith("fold"):
             v.role, v.strong = idx.role, True
         elif base.role:
             v.role, v.strong = base.role, base.strong
+        elif isinstance(key, str) and base.cols is None and key in ("train", "test", "validation", "valid", "val"):
+            v.role, v.strong = role_from_name(key), True  # a predefined split of a dataset dict
         v.cols, v.label = None, None
         if base.cols is not None:
             sl = e.slice
@@ -585,7 +646,7 @@ class Flow:
         if isinstance(func, ast.Name) and func.id in self.env:
             target = self.env[func.id]
             if target.kind == "func" and target.func is not None:
-                return self.inline(target.func, e)
+                return self.inline(target.func, e, target.cell)
             if target.kind == "est":
                 return self.apply_model(target.est, e, "__call__")
         args = [self.expr(a) for a in e.args]
@@ -626,7 +687,8 @@ class Flow:
                 return None
             v = self.new("score", data, e, score=True)
             pos = [a for a in args[:2] if a is not None]
-            if pos and all(a.role in ("train", "fold_train") or a.train_score for a in pos):
+            if pos and (all(a.role in ("train", "fold_train") or a.train_score for a in pos) or any(
+                    a.kind == "pred" and a.train_score for a in pos)):
                 v.train_score = True
                 self.note_score_label(v, e)
             return v
@@ -636,7 +698,8 @@ class Flow:
             v = self.new("data", args, e)
             if _kw(e, "parse_dates") is not None:
                 v.time = v.time | {("parse_dates", self.cell.index, e.lineno)}
-            v.cols = {"frame": id(v), "removed": frozenset(), "selected": None}
+            if root == "pandas":
+                v.cols = {"frame": id(v), "removed": frozenset(), "selected": None}
             return v
         if q in ("pandas.to_datetime",):
             v = self.new("data", args, e)
@@ -660,6 +723,8 @@ class Flow:
     def constructor(self, e: ast.Call, q: str, leaf: str, root: str, args: list, kws: dict) -> Value | None:
         if not leaf or not leaf[0].isupper() and leaf not in ("make_pipeline", "make_column_transformer"):
             return None
+        if leaf in _DATA_CLASSES:
+            return None
         is_torch = leaf in self.torch_classes or (root in ("torch", "torchvision", "timm", "transformers") and (
             ".nn." in q or q.startswith(("torchvision.models", "timm", "transformers"))) and leaf not in
             ("CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss"))
@@ -682,7 +747,8 @@ class Flow:
                                    ".neighbors." in q or ".tree." in q or ".naive_bayes." in q or
                                    ".neural_network." in q or ".cluster." in q):
             ekind = "model"
-        elif not root and leaf.endswith(("Classifier", "Regressor", "Regression")):
+        elif not root and leaf.endswith(("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge",
+                                         "Lasso", "ElasticNet")):
             ekind = "model"
         else:
             return None
@@ -695,9 +761,12 @@ class Flow:
                                                                                     "StratifiedShuffleSplit",
                                                                                     "GroupShuffleSplit"))
         est = Est(q, ekind, self.cell, e.lineno, multi=hyper, hyper=hyper, shuffle=shuffle, node=e)
+        if any(k.arg in EVAL_KWARGS for k in e.keywords):
+            self.check_eval_kwargs(est, e, kws)
         return self.new("est", [], e, est=est)
 
-    def inline(self, fn: ast.FunctionDef, e: ast.Call) -> Value | None:
+    def inline(self, fn: ast.FunctionDef, e: ast.Call, home: Cell | None = None) -> Value | None:
+        """Analyse a notebook function's body for this call (events point into the cell that defines it)."""
         args = [self.expr(a) for a in e.args]
         kws = {k.arg: self.expr(k.value) for k in e.keywords}
         if self.depth >= self.MAX_DEPTH:
@@ -724,14 +793,15 @@ class Flow:
                 local[kwa.arg] = kws[kwa.arg]
         self.env, self._ret = local, []
         self.depth += 1
+        caller_cell = self.cell
+        self.cell = home or caller_cell
         try:
             self.block(fn.body)
             rets = [r for r in self._ret if r is not None]
         finally:
             self.depth -= 1
-            glob = {n for s in ast.walk(fn) if isinstance(s, ast.Global) for n in s.names}
-            local_names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            local_names |= set(params) | {a.arg for a in fn.args.kwonlyargs}
+            self.cell = caller_cell
+            glob, local_names = _scope_of(fn)
             for n, v in self.env.items():
                 if (n in glob or (n in saved_env and n not in local_names)) and saved_env.get(n) is not v:
                     saved_env[n] = v
@@ -769,8 +839,12 @@ class Flow:
             if src is not None:
                 o.cols, o.label, o.time = src.cols, src.label, src.time
         rs = _kw(e, "random_state") is not None or _kw(e, "generator") is not None
+        if leaf == "train_test_split":
+            sources = [args[i // 2] if i // 2 < len(args) else None for i in range(len(outs))]
+        else:
+            sources = [args[0] if args else None] * len(outs)
         self.splits.append(SplitEvent(next(_COUNTER), q, "split", data, outs, self.cell, e, shuffle=shuffle,
-                                      random_state=rs))
+                                      random_state=rs, sources=sources))
         return self.new("tuple", [], e, items=tuple(outs))
 
     def concat(self, e: ast.Call, args: list) -> Value | None:
@@ -816,6 +890,9 @@ class Flow:
         kws = {k.arg: self.expr(k.value) for k in e.keywords}
         inplace = _kw(e, "inplace")
         data = [a for a in args + list(kws.values()) if a is not None and a.kind != "est"]
+        if attr == "drop" and (_kw(e, "index") is not None or (e.args and isinstance(e.args[0], ast.Attribute)
+                                                               and e.args[0].attr == "index")):
+            data = []  # dropping the rows of another split: the result holds none of that split's rows
         if attr in ("append", "extend", "update", "add", "insert") and isinstance(e.func.value, ast.Name):
             nv = self.new(recv.kind if recv.kind != "tuple" else "data", [recv] + data, e)
             if attr == "append" and data and recv.cols is not None and any(d.anc & recv.anc for d in data):
@@ -928,6 +1005,8 @@ class Flow:
             return out
         if attr in PREDICT_METHODS:
             return self.apply_model(est, e, attr, x, y)
+        if attr == "set_params" and any(v is not None and v.hyper for v in list(args) + list(kws.values())):
+            est.hyper = est.multi = True
         if attr in ("set_params", "compile", "to", "cuda", "cpu", "eval", "train", "double", "float", "items",
                     "values", "copy", "clone"):
             return recv
@@ -968,18 +1047,22 @@ class Flow:
         early = any(k.arg in ("early_stopping_rounds", "callbacks", "early_stopping") for k in e.keywords)
         for k in e.keywords:
             if k.arg in EVAL_KWARGS and kws.get(k.arg) is not None:
-                for v in _flatten(kws[k.arg]):
-                    if v.role == "test" and v.strong:
-                        self.eval_uses.append(Event("eval", self.cell, e, {
-                            "kwarg": k.arg, "variable": v.name, "early_stopping": early, **self.loc(e),
-                            "est": est.name or last_part(est.cls), "split_cell": v.cell.index if v.cell else None}))
-                        break
+                tests = [v for v in _flatten(kws[k.arg]) if v.role == "test" and v.strong]
+                if tests:
+                    v = next((t for t in tests if t.name), tests[0])
+                    self.eval_uses.append(Event("eval", self.cell, e, {
+                        "kwarg": k.arg, "variable": v.name or ast.unparse(k.value), "early_stopping": early,
+                        **self.loc(e), "est": est.name or last_part(est.cls),
+                        "split_cell": v.cell.index + 1 if v.cell else None}))
 
     # ------------------------------------------------------------- selection
     def check_selection(self, test: ast.expr, node: ast.AST) -> None:
         for n in ast.walk(test):
             if isinstance(n, ast.Compare):
-                for part in [n.left, *n.comparators]:
+                parts = [n.left, *n.comparators]
+                if sum(not isinstance(p, ast.Constant) for p in parts) < 2:
+                    continue  # a fixed threshold (acc > 0.9) is a check, not a choice between candidates
+                for part in parts:
                     if any(isinstance(x, ast.Call) for x in ast.walk(part)):
                         continue
                     v = self.expr(part)
@@ -1004,10 +1087,12 @@ class Flow:
             for t in targets:
                 for n in _names(t):
                     if role_from_name(n) in HOLDOUT:
-                        self.reports.append(Event("report", self.cell, e, {"as": n, **self.loc(e)}))
+                        self.reports.append(Event("report", self.cell, e, {"as": n, "metric": v.text(60),
+                                                                           **self.loc(e)}))
                         return
         if stmt is not None and _label_says_holdout(stmt):
-            self.reports.append(Event("report", self.cell, e, {"as": "printed label", **self.loc(e)}))
+            self.reports.append(Event("report", self.cell, e, {"as": "printed label", "metric": v.text(60),
+                                                               **self.loc(e)}))
 
     def note_print(self, e: ast.Call) -> None:
         if not _label_says_holdout(e):
@@ -1023,13 +1108,44 @@ class Flow:
 
 
 # ------------------------------------------------------------------ helpers
+_SCOPES: dict[int, tuple[ast.AST, set, set]] = {}
+
+
+def _scope_of(fn: ast.FunctionDef) -> tuple[set, set]:
+    """(global names, local names) of a notebook function, memoised per function node."""
+    hit = _SCOPES.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1], hit[2]
+    glob, local = set(), {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Global):
+            glob.update(n.names)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            local.add(n.id)
+    if len(_SCOPES) > 5000:
+        _SCOPES.clear()
+    _SCOPES[id(fn)] = (fn, glob, local)
+    return glob, local
+
+
+def _union(sets: Iterable[frozenset]) -> frozenset:
+    out = _EMPTY
+    for x in sets:
+        if x:
+            out = x if not out else out | x
+    return out
+
+
+_EMPTY: frozenset = frozenset()
+
+
 def _flatten(v: Value) -> list[Value]:
     out, stack = [], [v]
     while stack:
         x = stack.pop()
         out.append(x)
         if x.items:
-            stack.extend(i for i in x.items if i is not None)
+            stack.extend(i for i in reversed(x.items) if i is not None)
     return out
 
 
@@ -1067,12 +1183,21 @@ def _loc_cols(sl: ast.AST) -> ast.AST | None:
     return None
 
 
-def _column_refs(node: ast.AST) -> Iterable[str]:
+def _column_refs(node: ast.AST, env: dict) -> Iterable[str]:
+    """Column names read in `node`: df['col'] and df.col where df is a known data frame."""
+    funcs = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
     for n in ast.walk(node):
         if isinstance(n, ast.Subscript):
             yield from _strings(n.slice)
-        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _COL_KEEP:
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _COL_KEEP and \
+                id(n) not in funcs and (v := env.get(n.value.id)) is not None and v.cols is not None:
             yield n.attr
+
+
+def _has_time_op(node: ast.AST) -> bool:
+    """Lagged/rolling versions of a column are known at prediction time: not a derivation from the label."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in TIME_OPS
+               for n in ast.walk(node))
 
 
 def _names(t: ast.AST) -> list[str]:
@@ -1082,17 +1207,43 @@ def _names(t: ast.AST) -> list[str]:
 _HOLD_WORDS = ("test", "valid", "validation", "val ", "val_", "val:", "holdout", "hold-out", "unseen", "dev ")
 
 
+def _texts(node: ast.AST) -> Iterable[str]:
+    """String literals of a statement or call, looking only one level into calls/f-strings/keywords."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.JoinedStr):
+        for v in node.values:
+            yield from _texts(v)
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
+            yield from _texts(node.func.value)  # "Test acc: {}".format(acc)
+        for a in node.args:
+            yield from _texts(a)
+        for k in node.keywords:
+            yield from _texts(k.value)
+    elif isinstance(node, ast.Expr):
+        yield from _texts(node.value)
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        yield from _texts(node.value)
+    elif isinstance(node, ast.BinOp):  # "Test acc: %.2f" % acc
+        yield from _texts(node.left)
+    elif isinstance(node, (ast.Dict, ast.Tuple, ast.List)):
+        for v in (node.keys + node.values if isinstance(node, ast.Dict) else node.elts):
+            if v is not None:
+                yield from _texts(v)
+
+
 def _label_says_holdout(node: ast.AST) -> bool:
-    texts = [n.value.lower() for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    texts = [t.lower() for t in _texts(node)]
     if not texts:
         return False
     joined = " ".join(texts)
     return any(w in joined for w in _HOLD_WORDS) and "train" not in joined
 
 
-def analyze(parsed: ParsedNotebook) -> Flow:
+def analyze(parsed: ParsedNotebook, strict: bool = False) -> Flow:
     """The notebook's dataflow (computed once per notebook; rules share it through `ctx.cache`)."""
-    return Flow(parsed).run()
+    return Flow(parsed, strict).run()
 
 
 def flow_of(ctx) -> Flow:

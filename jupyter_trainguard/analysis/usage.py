@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..notebook.model import Cell
+from .names import CV_FUNCS
 from .parsed import ParsedNotebook, last_part
 
 TRACKING_ROOTS = frozenset({"mlflow", "wandb", "neptune", "comet_ml", "clearml", "aim", "dvclive", "tensorboardX",
                             "trackio", "swanlab"})
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del, ast.Constant, str, int, float, bool, bytes})
 SEED_ALL = frozenset({"seed_everything", "set_seed", "set_random_seed", "enable_full_determinism",
                       "seed_all", "fix_seed", "set_seeds", "set_global_seed", "seed_torch", "setup_seed",
                       "reset_seeds", "seed_worker"})
@@ -54,6 +56,10 @@ class Usage:
     calls: list[CallSite] = field(default_factory=list)
     funcs: dict[str, ast.FunctionDef] = field(default_factory=dict)
     order: dict[int, int] = field(default_factory=dict)  # cell index -> execution position
+    assigned_calls: list[tuple[str, str]] = field(default_factory=list)  # (name, qualname of the call)
+    assigns: list[tuple[Cell, ast.Assign]] = field(default_factory=list)
+    blocks: list[tuple[Cell, ast.stmt]] = field(default_factory=list)  # with / try statements
+    loops: list[tuple[Cell, ast.stmt, tuple]] = field(default_factory=list)  # (cell, loop, enclosing loops)
 
     @classmethod
     def build(cls, parsed: ParsedNotebook) -> Usage:
@@ -61,18 +67,47 @@ class Usage:
         for i, (cell, tree) in enumerate(parsed.trees):
             u.order[cell.index] = i
             u._walk(tree, cell, i, None)
+        u.calls.sort(key=lambda c: c.pos)
+        for items in (u.loops, u.assigns, u.blocks):
+            items.sort(key=lambda x: (u.order.get(x[0].index, 0), x[1].lineno, x[1].col_offset))
         return u
 
-    def _walk(self, node: ast.AST, cell: Cell, order: int, func: str | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.funcs[child.name] = child
-                self._walk(child, cell, order, child.name)
-                continue
-            if isinstance(child, ast.Call):
-                self.calls.append(CallSite((order, child.lineno, child.col_offset), cell, child,
-                                           self.parsed.qualname(child.func), func))
-            self._walk(child, cell, order, func)
+    def _walk(self, root: ast.AST, cell: Cell, order: int, func: str | None, loops: tuple = ()) -> None:
+        """One iterative pass over `root` (inline field access: this is the hot loop of the scan)."""
+        stack: list[tuple[ast.AST, str | None, tuple]] = [(root, func, loops)]
+        skip = _LEAVES
+        while stack:
+            node, fn, lps = stack.pop()
+            for name in node._fields:
+                val = getattr(node, name, None)
+                if val is None or type(val) in skip:
+                    continue
+                children = val if type(val) is list else (val,)
+                for child in children:
+                    if not isinstance(child, ast.AST) or type(child) in skip:
+                        continue
+                    t = type(child)
+                    if t is ast.Call:
+                        self.calls.append(CallSite((order, child.lineno, child.col_offset), cell, child,
+                                                   self.parsed.qualname(child.func), fn))
+                    elif t is ast.Assign:
+                        self.assigns.append((cell, child))
+                        if type(child.value) is ast.Call:
+                            q = self.parsed.qualname(child.value.func)
+                            for tg in child.targets:
+                                if type(tg) is ast.Name:
+                                    self.assigned_calls.append((tg.id, q))
+                    elif t in (ast.With, ast.AsyncWith, ast.Try):
+                        self.blocks.append((cell, child))
+                    elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+                        self.funcs[child.name] = child
+                        stack.append((child, child.name, ()))
+                        continue
+                    elif t in (ast.For, ast.AsyncFor, ast.While):
+                        self.loops.append((cell, child, lps))
+                        stack.append((child, fn, lps + (child,)))
+                        continue
+                    stack.append((child, fn, lps))
 
     def pos(self, cell: Cell, node: ast.AST) -> tuple[int, int, int]:
         return (self.order.get(cell.index, 0), getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
@@ -113,7 +148,8 @@ class Usage:
             if isinstance(f, ast.Attribute) and f.attr in ("fit", "fit_generator", "partial_fit") and \
                     (c.node.args or c.node.keywords):
                 out.append(c)
-            elif c.q in ("xgboost.train", "lightgbm.train", "catboost.train"):
+            elif c.q in ("xgboost.train", "lightgbm.train", "catboost.train") or (
+                    c.q.startswith("sklearn.model_selection.") and c.leaf in CV_FUNCS):
                 out.append(c)
             elif isinstance(f, ast.Attribute) and f.attr == "train" and not c.node.args and \
                     "trainer" in c.receiver().lower():
@@ -165,13 +201,6 @@ def usage_of(ctx) -> Usage:
     return u
 
 
-def assigned_names(parsed: ParsedNotebook, pred) -> set[str]:
+def assigned_names(u: Usage, pred) -> set[str]:
     """Names assigned from a call whose resolved name satisfies `pred` (e.g. optimizers)."""
-    out = set()
-    for _, node in parsed.walk():
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and pred(parsed.qualname(
-                node.value.func)):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    out.add(t.id)
-    return out
+    return {name for name, q in u.assigned_calls if pred(q)}

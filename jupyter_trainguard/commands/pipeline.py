@@ -46,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import check_pipeline
+    from ..pipeline.spec import pipeline_spec
 
     if not Path(args.path).exists():
         print(f"trainguard: {args.path}: no such file or directory", file=sys.stderr)
@@ -58,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         config = load_config(args.path, explicit=args.config)
+        if args.smoke and pipeline_spec(config).smoke is None:
+            print(f"trainguard: --smoke needs a [tool.trainguard.pipeline.smoke] table (entry, kwargs) in "
+                  f"{config.source or 'pyproject.toml'}", file=sys.stderr)
+            return 2
         result = check_pipeline(config, smoke=args.smoke, timeout_s=args.timeout, notebooks=args.notebooks,
                                 selection=Selection(select=split_ids(args.select), ignore=split_ids(args.ignore)))
     except ConfigError as exc:

@@ -7,30 +7,12 @@ spec)` finds the model, batch, optimizer and loss of a notebook cell. Importing 
 
 from __future__ import annotations
 
-from typing import Any
-
+from .cell import estimate_for_cell
 from .constants import CUBLAS_WORKSPACE_BYTES, CUDA_CONTEXT_BYTES
 from .result import ESTIMATE_MIME, EstimateUnavailable, MemoryEstimate, format_bytes, parse_size
+from .step import estimate_training_step
 
 __all__ = [
     "CUBLAS_WORKSPACE_BYTES", "CUDA_CONTEXT_BYTES", "ESTIMATE_MIME", "EstimateUnavailable", "MemoryEstimate",
     "estimate_for_cell", "estimate_training_step", "format_bytes", "parse_size",
 ]
-
-
-def estimate_training_step(model: Any, example_batch: Any, **options: Any) -> MemoryEstimate | EstimateUnavailable:
-    """See `jupyter_trainguard.estimate.step.estimate_training_step` (imported lazily: it needs torch)."""
-    try:
-        from .step import estimate_training_step as run
-    except ImportError as exc:
-        return EstimateUnavailable(f"PyTorch is not available ({exc})")
-    return run(model, example_batch, **options)
-
-
-def estimate_for_cell(user_ns: dict[str, Any], cell_source: str, spec: str | None,
-                      **options: Any) -> MemoryEstimate | EstimateUnavailable:
-    """Estimate the training step of a cell: `spec` like "model=net,batch=xb,target=yb,optimizer=opt,loss=crit",
-    or None to infer them from the namespace and the cell. Never raises."""
-    from .cell import estimate_for_cell as run
-
-    return run(user_ns, cell_source, spec, **options)

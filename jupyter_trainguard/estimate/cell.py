@@ -216,13 +216,18 @@ def _has_tensor(value: Any) -> bool:
     return any(isinstance(t, torch.Tensor) for t in tree_leaves(value))
 
 
-def _find_target(user_ns: dict[str, Any], names: _CellNames) -> Any:
+def _find_target(user_ns: dict[str, Any], names: _CellNames, batch: Any) -> Any:
+    """A target tensor the cell reads, else one in the namespace with as many rows as the batch."""
     import torch
 
-    for pool in ([n for n in TARGET_NAMES if n in names.read],):
-        for name in pool:
-            if isinstance(user_ns.get(name), torch.Tensor):
-                return user_ns[name]
+    for name in TARGET_NAMES:
+        if name in names.read and isinstance(user_ns.get(name), torch.Tensor):
+            return user_ns[name]
+    if isinstance(batch, torch.Tensor) and batch.dim() > 0:
+        for name in TARGET_NAMES:
+            value = user_ns.get(name)
+            if isinstance(value, torch.Tensor) and value.dim() > 0 and value.shape[0] == batch.shape[0]:
+                return value
     return None
 
 
@@ -304,7 +309,7 @@ def estimate_for_cell(user_ns: dict[str, Any], cell_source: str, spec: str | Non
         if "target" in given:
             target = _evaluate(given["target"], user_ns)
         elif target is None:
-            target = _find_target(user_ns, names)
+            target = _find_target(user_ns, names, batch)
         if "optimizer" in given:
             expr = given["optimizer"]
             optimizer = _evaluate(expr, user_ns) if expr in user_ns or not expr.isidentifier() else expr

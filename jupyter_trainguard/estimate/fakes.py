@@ -15,6 +15,12 @@ from typing import Any
 import torch
 from torch import nn
 
+DEVICE_STEP_KEY = "_trainguard_device_step"  # marks groups whose `step` counters live on the device
+
+
+class CopyError(Exception):
+    """The user's module could not be copied."""
+
 
 def fake_like(tensor: torch.Tensor, requires_grad: bool | None = None) -> torch.Tensor:
     """A fake CPU tensor shaped like `tensor` (call inside the FakeTensorMode). Parameters stay Parameters."""
@@ -36,9 +42,26 @@ def seed_memo(memo: dict[int, Any], module: nn.Module) -> None:
 
 
 def fake_module(module: nn.Module, memo: dict[int, Any]) -> nn.Module:
-    """Deep copy of `module` whose tensors are fake (inside the FakeTensorMode)."""
+    """Deep copy of `module` whose tensors are fake (inside the FakeTensorMode).
+
+    If some attribute cannot be deep-copied (a lock, a file, a connection), the copy is retried sharing every
+    plain attribute with the original; parameters, buffers and submodules are still copied.
+    """
     seed_memo(memo, module)
-    return copy.deepcopy(module, memo)
+    try:
+        return copy.deepcopy(module, dict(memo))
+    except Exception as exc:
+        first = exc
+    shared = dict(memo)
+    for sub in module.modules():
+        for key, value in sub.__dict__.items():
+            if key not in ("_parameters", "_buffers", "_modules") and not isinstance(value, (torch.Tensor, nn.Module)):
+                shared.setdefault(id(value), value)
+    try:
+        return copy.deepcopy(module, shared)
+    except Exception as exc:
+        raise CopyError(f"{type(module).__name__} cannot be copied for the fake run (copy.deepcopy failed: "
+                        f"{type(first).__name__}: {first})") from exc
 
 
 def fake_value(value: Any, memo: dict[int, Any]) -> Any:
@@ -83,13 +106,14 @@ def fake_optimizer(optimizer: torch.optim.Optimizer, memo: dict[int, Any], *, cu
         new["params"] = params
         if cuda_defaults and "foreach" in new and new["foreach"] is None and not new.get("fused"):
             new["foreach"] = True
+        if new.get("capturable"):  # CUDA-graph mode is refused on CPU; keep its device-side `step` in the count
+            new["capturable"], new[DEVICE_STEP_KEY] = False, True
         groups.append(new)
     clone.param_groups = groups
     state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
     for p, entries in optimizer.state.items():
         if id(p) in memo:
-            state[memo[id(p)]] = {k: (fake_like(v, False) if isinstance(v, torch.Tensor) else copy.copy(v))
-                                  for k, v in entries.items()}
+            state[memo[id(p)]] = {k: _state_value(v) for k, v in entries.items()}
     clone.state = state
     for name, value in list(clone.__dict__.items()):
         if isinstance(value, OrderedDict) and (name.startswith("_optimizer_") or name.endswith("_hooks")):
@@ -109,6 +133,22 @@ def optimizer_class(spec: Any) -> type:
     if isinstance(spec, type) and issubclass(spec, torch.optim.Optimizer):
         return spec
     raise TypeError(f"optimizer must be a name, an Optimizer class or instance, not {type(spec).__name__}")
+
+
+def _state_value(value: Any) -> Any:
+    """Optimizer state entry for the copy. Scalar tensors (Adam's `step`) keep their value, because optimizers read
+    it (`.item()`) and a fake tensor has none; a value on an accelerator is not read (that would touch the device)."""
+    if not isinstance(value, torch.Tensor):
+        return copy.copy(value)
+    if value.dim() == 0:
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+        number = 1
+        if value.device.type == "cpu":
+            with unset_fake_temporarily():  # read the user's real scalar outside the fake mode
+                number = value.item()
+        return torch.tensor(number, dtype=value.dtype)
+    return fake_like(value, False)
 
 
 def make_optimizer(spec: Any, params: list[torch.Tensor]) -> Any:

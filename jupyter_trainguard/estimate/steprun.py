@@ -97,9 +97,8 @@ def run_step(model: torch.nn.Module, batch: Any, target: Any, loss_fn: Callable[
              after_backward: Callable[[], None] = lambda: None, after_step: Callable[[], None] = lambda: None) -> None:
     """zero_grad(set_to_none) -> forward + loss -> backward -> optimizer.step; `mark` names each phase."""
     args, kwargs = call_args(batch)
-    if optimizer is not None:
-        mark("zero_grad")
-        optimizer.zero_grad(set_to_none=True)
+    mark("zero_grad")
+    (optimizer or model).zero_grad(set_to_none=True)
     mark("forward")
     with torch.enable_grad(), autocast_ctx(amp):
         output = model(*args, **kwargs)

@@ -207,7 +207,8 @@ class FixContext:
                 if isinstance(small, (cst.Assign, cst.AnnAssign)) and isinstance(small.value, cst.Integer):
                     targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
                     for t in targets:
-                        if isinstance(t, cst.Name) and _SEED_LIKE.match(t.value) and t.value not in found:
+                        if isinstance(t, cst.Name) and (t.value in SEED_NAMES or _SEED_LIKE.match(t.value)) \
+                                and t.value not in found:
                             found[t.value] = (v, v.parsed.span(stmt)[0], t.value, int(small.value.evaluated_value))
         for name in SEED_NAMES:
             if name in found:
@@ -302,7 +303,15 @@ class FixContext:
         self._views = None
         target = wc if wc is not None else None
         where = target.label() if target is not None else self._last_inserted_label()
-        self.changes.append(Change(self.path, rid, fx.id, safety, where, orig_line if wc else None, summary, detail))
+        cell = wc if wc is not None else next((c for c in reversed(self.work.cells) if c.orig is None), None)
+        if cell is None:
+            position = -1.0
+        elif cell.orig is not None:
+            position = float(cell.orig.index)
+        else:
+            position = (cell.inserted_after if cell.inserted_after is not None else -1) + 0.5
+        self.changes.append(Change(self.path, rid, fx.id, safety, where, orig_line if wc else None, summary, detail,
+                                   position))
         return True
 
     def _last_inserted_label(self) -> str:

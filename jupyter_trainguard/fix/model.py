@@ -20,9 +20,12 @@ class Change:
     line: int | None
     summary: str  # short: what changed
     detail: str  # why: the problem and what the change does
+    position: float = 0.0  # document position, for sorting (not reported)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("position")
+        return out
 
     def place(self) -> str:
         return self.where + (f", line {self.line}" if self.line else "")
@@ -54,12 +57,12 @@ class FileResult:
     diff: str = ""
     written: bool = False
     error: str | None = None
-    unfixable: int = 0  # findings of rules that have no automatic fix
+    unfixable: dict[str, int] = field(default_factory=dict)  # rule id -> findings that have no automatic fix
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "written": self.written, "error": self.error, "diff": self.diff,
                 "changes": [c.to_dict() for c in self.changes], "left": [x.to_dict() for x in self.left],
-                "findings_without_fix": self.unfixable}
+                "findings_without_fix": dict(sorted(self.unfixable.items()))}
 
 
 @dataclass
@@ -71,7 +74,7 @@ class FixReport:
 
     @property
     def changes(self) -> list[Change]:
-        return [c for f in self.files for c in f.changes]
+        return [c for f in self.files for c in sorted(f.changes, key=lambda c: (c.position, c.line or 0))]
 
     @property
     def left(self) -> list[Left]:
@@ -102,7 +105,7 @@ class FixReport:
             lines.append("- none")
         for f in by_file:
             parts: dict[str, list[str]] = {}
-            for c in f.changes:
+            for c in sorted(f.changes, key=lambda c: (c.position, c.line or 0)):
                 parts.setdefault(c.summary, []).append(c.where)
             text = "; ".join(f"{s} ({', '.join(dict.fromkeys(w))})" for s, w in parts.items())
             lines.append(f"- {f.path}: {text}")
@@ -114,14 +117,16 @@ class FixReport:
             mark = " UNSAFE: may change behaviour, review it" if c.safety == UNSAFE else ""
             lines.append(f"- {c.path} ({c.place()}) [{c.rule_id} via {c.fixer}, {c.safety}]{mark}: {c.detail}")
         left = self.left
-        extra = sum(f.unfixable for f in self.files)
+        extra = [f for f in self.files if f.unfixable]
         if left or extra or self.errors:
             lines.append("")
             lines.append("LEFT FOR A HUMAN:")
             for x in left:
                 lines.append(f"- {x.path} ({x.place()}) [{x.rule_id}]: {x.reason}")
-            if extra:
-                lines.append(f"- {extra} other finding(s) have no automatic fix; run `trainguard scan` to see them")
+            for f in extra:
+                ids = ", ".join(f"{r}" + (f" x{n}" if n > 1 else "") for r, n in sorted(f.unfixable.items()))
+                lines.append(f"- {f.path}: {sum(f.unfixable.values())} other finding(s) have no automatic fix "
+                             f"({ids}); run `trainguard scan` to see them")
             for e in self.errors:
                 lines.append(f"- {e}")
         return "\n".join(lines)

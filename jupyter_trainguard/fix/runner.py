@@ -46,6 +46,15 @@ def selected_rules(fixers: list[Fixer], selection: Selection, config: Config, kn
     return out
 
 
+def engine_selection(selection: Selection, fixers: list[Fixer]) -> Selection:
+    """Fixer ids in --select stand for their rules (so the engine runs those rules too)."""
+    by_id = {fx.id: fx.rules for fx in fixers}
+    if not any(s in by_id for s in selection.select):
+        return selection
+    select = tuple(dict.fromkeys(r for s in selection.select for r in by_id.get(s, (s,))))
+    return Selection(select=select + tuple(s for s in selection.select if s in by_id), ignore=selection.ignore)
+
+
 def fix_paths(paths: Iterable[str | os.PathLike] | str | os.PathLike, unsafe: bool = False, diff_only: bool = False,
               selection: Selection | Iterable[str] | None = None, config_file: str | None = None,
               engine_rules: list[Rule] | None = None) -> FixReport:
@@ -89,6 +98,7 @@ def fix_file(path: str, unsafe: bool = False, diff_only: bool = False, selection
         return result
     known = {r.id: r for r in (all_rules() if engine_rules is None else engine_rules)}
     fixers = all_fixers()
+    selection = engine_selection(selection, fixers)
     engine_report, _, _ = analyze_notebook(nb, config, selection, rules=engine_rules)
     broken = {rid for rid, why in engine_report.skipped_rules.items() if why.startswith("internal error")}
     engine = EngineFindings(engine_report, set(known) - broken)
@@ -165,7 +175,7 @@ def _explain_remaining(result: FileResult, after: Report, ctx: FixContext, fixer
     unparsable = {u.split(" ", 2)[1]: u for u in ctx.unparsable()}
     for f in after.findings:
         if f.rule_id not in fixable:
-            result.unfixable += 1
+            result.unfixable[f.rule_id] = result.unfixable.get(f.rule_id, 0) + 1
             continue
         where = f"cell {f.location.cell + 1}" if f.location.cell is not None else "notebook"
         if (f.rule_id, where) in already or f.rule_id not in ctx.selected:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..notebook.ipython_syntax import PYTHON_BODY_MAGICS, split_cell_magic
@@ -74,8 +75,9 @@ def _is_escape(stripped: str) -> bool:
     return bool(_ASSIGN_ESCAPE.match(stripped))
 
 
+@lru_cache(maxsize=512)
 def parse_source(source: str) -> ParsedSource | str:
-    """The parsed cell, or the reason it cannot be edited."""
+    """The parsed cell, or the reason it cannot be edited (cached: unchanged cells are parsed once)."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
@@ -89,6 +91,6 @@ def parse_source(source: str) -> ParsedSource | str:
     except Exception as exc:  # libcst raises a few other errors on odd input
         return f"cannot be parsed as Python ({type(exc).__name__})"
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
+    meta = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
+    positions, parents = meta[PositionProvider], meta[ParentNodeProvider]
     return ParsedSource(source=source, code=code, module=module, positions=positions, parents=parents, magics=n)

@@ -13,7 +13,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 
 USAGE = ("%trainaudit [PATH ...] [--last] [--rerun CELL --metric NAME [--tol X] [--seed N]] "
          "[--checkpoint FILE] [--unsafe-load] [--format panel|md|json|html|text] [--out FILE] "
-         "[--select IDS] [--ignore IDS] [--no-log]")
+         "[--select IDS] [--ignore IDS] [--no-log] [--no-hash]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--select", action="append")
     p.add_argument("--ignore", action="append")
     p.add_argument("--no-log", action="store_true")
+    p.add_argument("--no-hash", action="store_true")
     p.add_argument("-h", "--help", action="store_true")
     return p
 
@@ -85,10 +86,11 @@ class TrainAuditMagics(Magics):
         if args.last:
             try:
                 data = review.last_run_dict()
-                history = ns.get("In") or []
+                sources = review.session_sources(ns, self.shell)
                 count = data.get("execution_count")
-                code = history[count] if isinstance(count, int) and 0 < count < len(history) else None
-                return review.audit_run_dict(data, selection, code=code)
+                if isinstance(count, int) and 0 < count <= len(sources):
+                    sources = sources[:count]  # what the guarded cell's static checks saw
+                return review.audit_run_dict(data, selection, sources=sources)
             except review.RuntimeUnavailable as exc:
                 print(f"%trainaudit --last: {exc}")
                 return None
@@ -104,7 +106,7 @@ class TrainAuditMagics(Magics):
 
             rerun = rerun_cell(self.shell, args.rerun, args.metric, tol=args.tol, seed=args.seed)
         audit = review.audit_session(ns, selection, rerun=rerun, checkpoints=args.checkpoint,
-                                     unsafe_load=args.unsafe_load)
+                                     unsafe_load=args.unsafe_load, shell=self.shell, hash_data=not args.no_hash)
         if not args.no_log:
             from ..report.mlflow_log import log_to_active_run
             from ..report.render import render_markdown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from functools import lru_cache
 
 # Cell magics whose body is ordinary Python that runs in the user namespace.
@@ -14,6 +15,8 @@ PYTHON_BODY_MAGICS = frozenset(
     }
 )
 
+MAX_TRANSFORMER_ESCAPES = 64
+MAX_TRANSFORMER_CHARS = 200_000
 _ESCAPE_RE = re.compile(r"^[ \t]*[%!?]|\?[ \t]*$|=[ \t]*[%!][A-Za-z_]", re.MULTILINE)
 
 
@@ -46,12 +49,18 @@ def to_python(source: str) -> tuple[str | None, list[int], str | None]:
     code = body
     n_lines = code.count("\n") + 1
     line_map = [offset + i + 1 for i in range(n_lines)]
-    if not _ESCAPE_RE.search(code):
+    escapes = len(_ESCAPE_RE.findall(code))
+    if not escapes:
         return code, line_map, magic
-    try:
-        transformed = _transformer().transform_cell(code)
-    except Exception:  # IPython can raise on odd input; fall back to commenting the escapes out
-        transformed = _comment_escapes(code)
+    if escapes > MAX_TRANSFORMER_ESCAPES or len(code) > MAX_TRANSFORMER_CHARS:
+        transformed = _neutralise_escapes(code)  # IPython's transformer is quadratic in the number of escapes
+    else:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                transformed = _transformer().transform_cell(code)
+        except Exception:  # IPython can raise on odd input
+            transformed = _neutralise_escapes(code)
     transformed = transformed[:-1] if transformed.endswith("\n") and not code.endswith("\n") else transformed
     new_lines = transformed.count("\n") + 1
     if new_lines != n_lines:  # continuation lines were merged: keep the map monotone and in range
@@ -59,11 +68,24 @@ def to_python(source: str) -> tuple[str | None, list[int], str | None]:
     return transformed, line_map, magic
 
 
-def _comment_escapes(code: str) -> str:
+_TIMED = re.compile(r"^(\s*)%(?:time|timeit|prun|memit)(?:\s+-\S+)*\s+(.*)$")
+_ASSIGNED = re.compile(r"^(\s*)([A-Za-z_][\w\s,\.\[\]\(\)]*?)\s*=\s*[%!].*$")
+
+
+def _neutralise_escapes(code: str) -> str:
+    """A linear, line-for-line stand-in for IPython's transformer: timed statements keep their Python,
+    assignments from magics/shell become `None`, other escapes become `pass`."""
     out = []
     for line in code.split("\n"):
         stripped = line.lstrip()
-        if stripped[:1] in ("%", "!", "?"):
-            line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+        indent = line[: len(line) - len(stripped)]
+        timed = _TIMED.match(line)
+        assigned = _ASSIGNED.match(line)
+        if timed:
+            line = timed.group(1) + timed.group(2)
+        elif stripped[:1] in ("%", "!", "?") or (stripped.endswith("?") and not stripped.startswith("#")):
+            line = indent + "pass"
+        elif assigned:
+            line = f"{assigned.group(1)}{assigned.group(2)} = None"
         out.append(line)
     return "\n".join(out)

@@ -84,6 +84,12 @@ def run_probe(request: dict[str, Any], root: Path, timeout_s: float) -> ProbeRun
         out, err = proc.communicate(json.dumps(request).encode(), timeout=timeout_s)
     except subprocess.TimeoutExpired:
         run.timed_out = True
+        if hasattr(signal, "SIGUSR1"):  # the probe dumps its stack (faulthandler), so the hang has a line
+            try:
+                proc.send_signal(signal.SIGUSR1)
+                proc.communicate(timeout=0.5)
+            except (subprocess.TimeoutExpired, OSError):
+                pass
         _kill_group(proc)
         out, err = proc.communicate()
     finally:

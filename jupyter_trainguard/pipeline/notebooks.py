@@ -10,6 +10,7 @@ from typing import Any
 from ..analysis.parsed import ParsedNotebook
 from ..config import Config
 from ..notebook.load import iter_notebook_paths, load_notebook
+from .result import display_path
 from .sources import CallSite, ComponentModule, Link, calls_in_nodes
 
 
@@ -37,8 +38,6 @@ def _notebook_paths(config: Config, comp_dir: Path) -> list[Path]:
 def notebook_uses(config: Config, package: str, by_name: dict[str, ComponentModule], comp_dir: Path
                   ) -> list[NotebookUse]:
     """Calls into the components and literal UPPERCASE constants of every configured notebook."""
-    from .check import display_path
-
     uses = []
     for path in _notebook_paths(config, comp_dir):
         nb = load_notebook(path)

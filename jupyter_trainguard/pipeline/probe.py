@@ -15,6 +15,7 @@ import importlib.abc
 import inspect
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -95,7 +96,10 @@ class _Tracer(importlib.abc.MetaPathFinder):
         if fullname not in self.parents and not fullname.startswith(self.package + "."):
             return None
         if fullname in self.blocked:
-            raise ImportError(f"{fullname} was not imported: {self.blocked[fullname]}")
+            exc = ImportError(f"{fullname} was not imported: {self.blocked[fullname]}")
+            self.blamed[id(exc)] = fullname  # modules importing it fail "because of" it
+            self.keep.append(exc)
+            raise exc
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
@@ -116,8 +120,8 @@ def resolve(package: str, target: str) -> Any:
         try:
             obj = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
+            if not exc.name or not (name == exc.name or name.startswith(exc.name + ".")):
+                raise  # a module the component imports is missing: a real error
             continue
         rest = parts[i:]
         break
@@ -378,6 +382,8 @@ def main() -> int:
     os.dup2(2, 1)  # anything user code prints, even from C, goes to stderr
     sys.stdout = sys.stderr
     faulthandler.enable(file=sys.stderr)
+    if hasattr(faulthandler, "register") and hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)  # "where are you stuck?"
     request = json.loads(sys.stdin.read())
     package = request["package"]
     _COMPONENTS_DIR = os.path.abspath(request.get("components_dir", ""))

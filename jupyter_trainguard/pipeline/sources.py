@@ -204,6 +204,10 @@ def calls_in_nodes(nodes: list[ast.AST], aliases: dict[str, str], package: str,
                 var, attr = value.value.id, value.attr
             if var in produced:
                 links.append(Link(produced[var], attr, s.target, s.method, position, keyword, s.node))
+            elif isinstance(value, ast.Call):  # consumer(producer(...)): the value goes straight in
+                inner, inner_method = target_of(value)
+                if inner and not inner_method:
+                    links.append(Link(inner, None, s.target, s.method, position, keyword, s.node))
     return sites, links
 
 

@@ -30,7 +30,8 @@ from typing import Any
 
 from ..config import Config, ConfigError
 
-KNOWN_KEYS = {"notebooks", "timeout_s", "flow", "training_loop", "artifacts", "entry_points", "accepts", "smoke", "runner"}
+KNOWN_KEYS = {"notebooks", "timeout_s", "flow", "training_loop", "artifacts", "entry_points", "accepts", "smoke",
+              "runner"}
 
 
 @dataclass(frozen=True)

@@ -141,10 +141,10 @@ class Checker:
             safe = _ids(t.finalbody)
             for h in t.handlers:
                 if _broad(h, cm.aliases):
-                    safe |= _ids(h.body)
+                    safe |= _ids(_until_raise(h.body))
             if any(id(s) in safe for s in saves):
                 return []
-        first = min(saves, key=lambda c: c.lineno)
+        first = min(saves, key=lambda c: ("report" not in qualname(c.func, cm.aliases).lower(), c.lineno))
         what = "training" if trains else "the run"
         return [StaticHit("PHEALTH011", cm.name, first.lineno,
                           f"{fn.name}() saves artifacts only when {what} succeeds: the call on line {first.lineno} "
@@ -195,6 +195,14 @@ class Checker:
                                  f"{name}() is not used as a with block and no finally block calls {closer}(): "
                                  "a failure leaves the run open.", {"call": name}))
         return out
+
+
+def _until_raise(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a block that run: those before its first `raise`."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ast.Raise):
+            return body[:i]
+    return body
 
 
 def dotted_leaf(node: ast.AST) -> str:

@@ -221,9 +221,6 @@ def _reproducibility(part: Part, audit: AuditReport, s: Signals, env_start: str 
             part.lines.append(Line("Environment", f"{Path(p).name}{state}", str(Path(p).parent)))
     else:
         part.lines.append(Line("Environment", "no lockfile or requirements file found next to the notebook(s)"))
-    pkgs = audit.provenance.get("packages") or {}
-    if pkgs:
-        part.lines.append(Line("Installed", ", ".join(f"{k} {v}" for k, v in sorted(pkgs.items()))))
     rr = audit.rerun
     if rr is None:
         part.lines.append(Line("Rerun", "not checked (run `%trainaudit --rerun CELL --metric NAME`)"))

@@ -45,17 +45,15 @@ def git_info(start: str | os.PathLike | None = None) -> dict[str, Any]:
             return None
         return res.stdout.strip() if res.returncode == 0 else None
 
-    commit = git("rev-parse", "HEAD")
-    if not commit:
+    out = git("rev-parse", "--show-toplevel", "HEAD", "--abbrev-ref", "HEAD")
+    parts = out.splitlines() if out else []
+    if len(parts) != 3:  # no git, not a repository, or no commit yet
         return {}
+    _root, commit, branch = parts
     status = git("status", "--porcelain", "--untracked-files=no")
     info: dict[str, Any] = {"commit": commit, "dirty": bool(status)}
-    branch = git("rev-parse", "--abbrev-ref", "HEAD")
-    if branch:
+    if branch and branch != "HEAD":
         info["branch"] = branch
-    root = git("rev-parse", "--show-toplevel")
-    if root:
-        info["root"] = root
     return info
 
 
@@ -187,7 +185,8 @@ def datetime_columns(user_ns: dict[str, Any]) -> list[str]:
     return sorted(out)
 
 
-def collect_provenance(user_ns: dict[str, Any] | None = None, path: str | None = None) -> dict[str, Any]:
+def collect_provenance(user_ns: dict[str, Any] | None = None, path: str | None = None, hash_data: bool = True
+                       ) -> dict[str, Any]:
     """Everything that ties a result to its code, data and environment."""
     start = path or (notebook_path(user_ns) if user_ns else None)
     prov: dict[str, Any] = {
@@ -196,6 +195,6 @@ def collect_provenance(user_ns: dict[str, Any] | None = None, path: str | None =
         "python": platform.python_version(),
         "packages": package_versions(),
     }
-    if user_ns is not None:
+    if user_ns is not None and hash_data:
         prov["datasets"] = dataset_hashes(user_ns)
     return prov

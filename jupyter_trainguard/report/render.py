@@ -222,7 +222,8 @@ _STATUS_COLOUR = {"issues": "#c62828", "ok": "#2e7d32", "info": "#1565c0", "not 
 def _part_html(p: Part) -> str:
     e = escape
     colour = _STATUS_COLOUR.get(p.status, "#757575")
-    rows = "".join(f"<tr><td>{e(ln.label)}</td><td>{e(ln.value)}</td><td>{e(ln.where)}</td></tr>" for ln in p.lines)
+    rows = "".join(f"<tr><td>{e(ln.label)}</td><td>{e(ln.value)}</td><td style='white-space:nowrap'>"
+                   f"{e(ln.where)}</td></tr>" for ln in p.lines)
     table = f"<table class='tg-lines'>{rows}</table>" if rows else ""
     return (f"<h4 style='margin:8px 0 2px 0'>{e(p.title)} <span style='color:{colour}'>[{e(p.status)}]</span></h4>"
             f"<div><b>{e(p.verdict)}</b></div>{table}")
@@ -236,8 +237,8 @@ def findings_table_html(findings: list[Finding]) -> str:
     rows = []
     for f in findings:
         col = _SEV_COLOUR[f.severity.value]
-        rows.append(f"<tr><td>{e(where(f))}</td><td><span style='color:{col}'>{e(f.rule_id)} "
-                    f"({e(f.severity.value)})</span></td><td>{e(f.message)}</td><td>{e(f.impact)}</td>"
+        rows.append(f"<tr><td style='white-space:nowrap'>{e(where(f))}</td><td><span style='color:{col}'>"
+                    f"{e(f.rule_id)} ({e(f.severity.value)})</span></td><td>{e(f.message)}</td><td>{e(f.impact)}</td>"
                     f"<td>{e(f.fix)}</td></tr>")
     return f"<table class='tg-findings'>{head}{''.join(rows)}</table>"
 

@@ -147,9 +147,10 @@ def seeds_itself(source: str) -> list[str]:
 
 
 def resolve_cell(history: list[str], cell: int) -> tuple[int, str]:
-    """`cell` is an execution count (an index of `In`); negative counts from the end."""
+    """`cell` is an execution count (an index of `In`); negative counts back from the running cell (-1 = the
+    cell before the one running %trainaudit, which is the last entry of `In`)."""
     n = len(history)
-    idx = cell if cell >= 0 else n + cell
+    idx = cell if cell >= 0 else n - 1 + cell
     if idx <= 0 or idx >= n:
         raise ValueError(f"no cell In[{cell}] in this session (In has {n - 1} entries)")
     return idx, history[idx]
@@ -158,13 +159,22 @@ def resolve_cell(history: list[str], cell: int) -> tuple[int, str]:
 def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int | None = None,
                runs: int = 2) -> dict[str, Any]:
     """Run `In[cell]` `runs` times in isolated namespaces; compare `metric` after each run."""
-    history = list(shell.user_ns.get("In") or [])
+    from .review import raw_history
+
+    history = raw_history(shell.user_ns, shell)
     try:
         idx, source = resolve_cell(history, cell)
     except ValueError as exc:
         return {"cell": cell, "metric": metric, "error": str(exc)}
     if "trainaudit" in source:
         return {"cell": idx, "metric": metric, "error": f"In[{idx}] runs %trainaudit itself"}
+    from ..notebook.ipython_syntax import PYTHON_BODY_MAGICS, split_cell_magic
+
+    magic, body, _ = split_cell_magic(source)
+    if magic is not None:
+        if magic not in PYTHON_BODY_MAGICS:
+            return {"cell": idx, "metric": metric, "error": f"In[{idx}] is a %%{magic} cell, not Python"}
+        source = body  # run the body itself: the magic would execute in the user's namespace
     code = shell.transform_cell(source)
     seeding = seeds_itself(source)
     values: list[Any] = []

@@ -27,10 +27,18 @@ def _checkpoint_results(checkpoints: Sequence[str], unsafe_load: bool) -> tuple[
     return results, [f for r in results for f in checkpoint_findings(r)]
 
 
-def session_sources(user_ns: dict[str, Any]) -> list[str]:
+def raw_history(user_ns: dict[str, Any], shell: Any = None) -> list[str]:
+    """The executed cells as typed (magics untransformed, so `%%guarded_train` bodies stay visible), index =
+    execution count: the history manager's raw input when it matches `In`, else `In` itself."""
+    history = list(user_ns.get("In") or [""])
+    hm = getattr(shell, "history_manager", None)
+    raw = list(getattr(hm, "input_hist_raw", None) or [])
+    return raw if len(raw) == len(history) else history
+
+
+def session_sources(user_ns: dict[str, Any], shell: Any = None) -> list[str]:
     """The executed cells, `In[1:]`; cells that run %trainaudit are blanked so indices stay execution counts."""
-    history = list(user_ns.get("In") or [""])[1:]
-    return ["" if "trainaudit" in src else src for src in history]
+    return ["" if "trainaudit" in src else src for src in raw_history(user_ns, shell)[1:]]
 
 
 def analyze_session(sources: list[str], path: str = SESSION, selection: Selection = Selection()
@@ -42,12 +50,13 @@ def analyze_session(sources: list[str], path: str = SESSION, selection: Selectio
 
 
 def audit_session(user_ns: dict[str, Any], selection: Selection = Selection(), rerun: dict[str, Any] | None = None,
-                  checkpoints: Sequence[str] = (), unsafe_load: bool = False) -> AuditReport:
+                  checkpoints: Sequence[str] = (), unsafe_load: bool = False, shell: Any = None,
+                  hash_data: bool = True) -> AuditReport:
     """Review the live kernel: its executed code (static rules) and the data objects in its namespace."""
     from .provenance import collect_provenance, datetime_columns
 
-    report, signals = analyze_session(session_sources(user_ns), selection=selection)
-    prov = collect_provenance(user_ns)
+    report, signals = analyze_session(session_sources(user_ns, shell), selection=selection)
+    prov = collect_provenance(user_ns, hash_data=hash_data)
     ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
     return build_audit([report], signals, subject=prov.get("notebook") or "live session", mode="session",
                        live_time_columns=datetime_columns(user_ns), env_start=prov.get("notebook"),
@@ -105,21 +114,19 @@ def last_run_dict() -> dict[str, Any]:
     return data
 
 
-def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), code: str | None = None
+def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), sources: list[str] | None = None
                    ) -> AuditReport:
-    """Review a guarded run: its findings (runtime and static, as the run recorded them). When the cell's code is
-    known (`code`, or a `source`/`code` entry in the record) it is analysed for the descriptive facts and for the
-    list of static rules that ran; its findings are not added twice."""
+    """Review a guarded run: its findings (runtime and static, as the run recorded them). When the session's code
+    is given (`In[1:]`, what the run's static checks saw) it is analysed for the descriptive facts and for the list
+    of static rules that ran; its findings are not added twice."""
     findings = [Finding.from_dict(f) for f in data["findings"]]
-    code = code or next((data[k] for k in ("source", "code") if isinstance(data.get(k), str)), None)
     reports: list[Report] = []
     signals = Signals()
-    if code:
-        report, signals = analyze_session([code], path="<guarded cell>", selection=selection)
+    if sources:
+        report, signals = analyze_session(sources, selection=selection)
         report.findings = []
         reports.append(report)
-    summary = {k: v for k, v in data.items() if k != "findings" and isinstance(v, (str, int, float, bool))
-               and k not in ("source", "code")}
+    summary = {k: v for k, v in data.items() if k != "findings" and isinstance(v, (str, int, float, bool))}
     audit = build_audit(reports, signals, subject="last %%guarded_train run", mode="last-run", run=summary,
                         extra_findings=findings)
     audit.notes.append(f"{sum(1 for f in findings if f.source == 'runtime')} runtime finding(s) from the guarded "

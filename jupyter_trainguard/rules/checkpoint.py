@@ -9,18 +9,37 @@ from ..analysis.usage import assigned_names, usage_of
 from .context import NotebookContext
 from .registry import Hit, rule
 
+CKPT_WORDS = ("ckpt", "checkpoint", "resume", "epoch", "last", "latest", "step")
+
+
+def _says_checkpoint(node: ast.AST) -> bool:
+    text = ast.unparse(node).lower()
+    return any(w in text for w in CKPT_WORDS)
+
+
+def _in_training_loop(u, c) -> bool:
+    """The call sits inside a loop that trains (or inside a function called from one)."""
+    for cell, loop, _ in u.loops:
+        if cell is c.cell and loop.lineno <= c.node.lineno <= (loop.end_lineno or loop.lineno):
+            body = ast.unparse(loop)
+            if ".backward(" in body or ".step(" in body or ".fit(" in body:
+                return True
+    if c.in_func:
+        return any(lc.leaf == c.in_func and _in_training_loop(u, lc) for lc in u.calls if lc.q == c.in_func)
+    return False
+
+
+def _saved_paths(u) -> set[str]:
+    return {a.value for c in u.named("torch.save") for a in c.node.args[1:2]
+            if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+
 
 def _optimizers(ctx: NotebookContext) -> set[str]:
-    return assigned_names(ctx.parsed, lambda q: q.startswith("torch.optim.") and ".lr_scheduler." not in q)
+    return assigned_names(usage_of(ctx), lambda q: q.startswith("torch.optim.") and ".lr_scheduler." not in q)
 
 
 def _state_dict_names(ctx: NotebookContext) -> set[str]:
-    out = set()
-    for _, node in ctx.parsed.walk():
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "state_dict":
-            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return out
+    return assigned_names(usage_of(ctx), lambda q: q.endswith(".state_dict"))
 
 
 @rule(
@@ -35,7 +54,9 @@ def _state_dict_names(ctx: NotebookContext) -> set[str]:
 )
 def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
     """Fires on torch.save whose object is a `.state_dict()` (or a module), or a dict literal without an
-    optimizer entry, in a notebook that creates a torch optimizer."""
+    optimizer entry, in a notebook that creates a torch optimizer, when the save is a checkpoint: inside a training
+    loop (or a helper called from one) or named like one (ckpt, checkpoint, epoch, last, resume). A final export
+    of the trained weights after training is not reported."""
     u = usage_of(ctx)
     opts = _optimizers(ctx)
     if not opts:
@@ -60,6 +81,8 @@ def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
             vals = " ".join(ast.unparse(v) for v in obj.values)
             if "optim" not in keys and not any(o in vals for o in opts):
                 what = "a dict without the optimizer state"
+        if what and not (_in_training_loop(u, c) or _says_checkpoint(c.node)):
+            continue  # a final export of the trained weights, not a checkpoint to resume from
         if what:
             yield Hit.at(c.cell, c.node, f"`torch.save` in cell {c.cell.index + 1} stores {what}: the optimizer "
                                          f"state ({', '.join(sorted(opts))}) and epoch are not saved, so training "
@@ -76,8 +99,9 @@ def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
          "opt.load_state_dict(ckpt['optimizer'])\nstart = ckpt['epoch'] + 1",
 )
 def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
-    """Fires at the model's load_state_dict when no optimizer load_state_dict exists and an optimizer step or
-    backward pass runs later in execution order."""
+    """Fires at the model's load_state_dict when no optimizer load_state_dict exists, an optimizer step or
+    backward pass runs later, and the load is a resume: the file is one this notebook saves, or the load is named
+    like a checkpoint. Loading pretrained weights to fine-tune is not reported."""
     u = usage_of(ctx)
     loads = u.methods("load_state_dict")
     if not loads:
@@ -86,6 +110,13 @@ def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
     if any(c.receiver() in opts or "optim" in c.receiver().lower() for c in loads):
         return
     steps = u.optimizer_steps + u.torch_train
+    saved = _saved_paths(u)
+    loaded_from = {a.value for c in u.named("torch.load") for a in c.node.args[:1]
+                   if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    resuming = bool(saved & loaded_from) or any(_says_checkpoint(c.node) for c in u.named("torch.load")) or \
+        any(_says_checkpoint(c.node) for c in loads)
+    if not resuming:
+        return  # loading pretrained weights to fine-tune is not a resume
     for c in sorted(loads, key=lambda c: c.pos):
         later = [s for s in steps if s.pos > c.pos or (s.in_func and s.in_func != c.in_func)]
         if later and (opts or u.optimizer_steps):

@@ -15,11 +15,10 @@ ENV_VARS = ("PYTHONHASHSEED", "CUBLAS_WORKSPACE_CONFIG")
 def _assigned_true(ctx: NotebookContext, attr: str) -> list[tuple]:
     """`torch.backends.cudnn.<attr> = True` assignments (cell, node, value)."""
     out = []
-    for cell, node in ctx.parsed.walk():
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Attribute) and t.attr == attr and "cudnn" in ctx.parsed.qualname(t.value):
-                    out.append((cell, node, getattr(node.value, "value", None)))
+    for cell, node in usage_of(ctx).assigns:
+        for t in node.targets:
+            if isinstance(t, ast.Attribute) and t.attr == attr and "cudnn" in ctx.parsed.qualname(t.value):
+                out.append((cell, node, getattr(node.value, "value", None)))
     return out
 
 
@@ -58,15 +57,16 @@ def nondeterministic_gpu(ctx: NotebookContext) -> Iterator[Hit]:
 
 def _env_sets(ctx: NotebookContext) -> Iterator[tuple]:
     """(cell, node, variable) for os.environ[...] = / setdefault / update / putenv / %env of the watched vars."""
-    for cell, node in ctx.parsed.walk():
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Subscript) and ctx.parsed.qualname(t.value) == "os.environ":
-                    key = t.slice.value if isinstance(t.slice, ast.Constant) else None
-                    if key in ENV_VARS:
-                        yield cell, node, key
-        elif isinstance(node, ast.Call):
-            q = ctx.parsed.qualname(node.func)
+    u = usage_of(ctx)
+    for cell, node in u.assigns:
+        for t in node.targets:
+            if isinstance(t, ast.Subscript) and ctx.parsed.qualname(t.value) == "os.environ":
+                key = t.slice.value if isinstance(t.slice, ast.Constant) else None
+                if key in ENV_VARS:
+                    yield cell, node, key
+    for c in u.calls:
+        cell, node, q = c.cell, c.node, c.q
+        if q in ("os.environ.setdefault", "os.environ.update", "os.putenv") or q.endswith("run_line_magic"):
             strs = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
             if q in ("os.environ.setdefault", "os.environ.update", "os.putenv") or (
                     q.endswith("run_line_magic") and strs and strs[0] in ("env", "set_env")):

@@ -63,7 +63,12 @@ def _stmt_key(stmt: ast.stmt, keep: set[str]) -> tuple[str, int]:
 
 
 def collect_windows(ctx: NotebookContext) -> list[tuple[str, int, int, int, int | None]]:
-    """(hash, cell index, first line, last line, execution count) of each substantial window."""
+    """(hash, cell index, first line, last line, execution count) of each substantial window.
+
+    When the configuration classifies notebooks (standard/experimental), only those notebooks take part."""
+    cfg = ctx.config
+    if (cfg.standard or cfg.experimental) and ctx.kind == "other":
+        return []
     keep = set(ctx.parsed.aliases) | _BUILTINS
     out = []
     for cell, tree in ctx.parsed.trees:
@@ -103,21 +108,22 @@ def duplicate_code(items: Iterable[tuple[str, list]]) -> Iterator[tuple[Location
     for path, windows in items:
         for digest, cell, line, end, count in windows:
             where[digest].append((path, cell, line, end, count))
-    # merge overlapping windows per (path, cell) that are shared with the same other notebook
-    regions: dict[tuple[str, int, str], list[int]] = {}
-    partner: dict[tuple[str, int, str], tuple[str, int, int]] = {}
+    # one finding per (notebook, cell): the span of its shared windows and every notebook it shares them with
+    spans: dict[tuple[str, int], list[int]] = {}
+    partners: dict[tuple[str, int], dict[str, tuple[int, int]]] = defaultdict(dict)
     for hits in where.values():
-        paths = {h[0] for h in hits}
-        if len(paths) < 2:
+        if len({h[0] for h in hits}) < 2:
             continue
         for path, cell, line, end, _ in hits:
-            other = next(h for h in hits if h[0] != path)
-            key = (path, cell, other[0])
-            span = regions.setdefault(key, [line, end])
+            span = spans.setdefault((path, cell), [line, end])
             span[0], span[1] = min(span[0], line), max(span[1], end)
-            partner.setdefault(key, (other[0], other[1], other[2]))
-    for (path, cell, other_path), (line, end) in sorted(regions.items()):
-        o_path, o_cell, o_line = partner[(path, cell, other_path)]
+            for o_path, o_cell, o_line, _, _ in hits:
+                if o_path != path:
+                    partners[(path, cell)].setdefault(o_path, (o_cell, o_line))
+    for (path, cell), (line, end) in sorted(spans.items()):
+        others = sorted(partners[(path, cell)].items())
+        where_text = "; ".join(f"{o} (cell {c + 1}, line {ln})" for o, (c, ln) in others)
         yield (Location(path=path, cell=cell, line=line, end_line=end),
-               f"Lines {line}-{end} of this cell duplicate code in {o_path} (cell {o_cell + 1}, line {o_line}).",
-               {"other_path": o_path, "other_cell": o_cell, "other_line": o_line, "lines": [line, end]})
+               f"Lines {line}-{end} of this cell duplicate code in {where_text}.",
+               {"other_path": others[0][0], "other_cell": others[0][1][0], "other_line": others[0][1][1],
+                "others": [o for o, _ in others], "lines": [line, end]})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,8 +24,29 @@ def _read(p: Path) -> str:
         return ""
 
 
+_CACHE: dict[str, tuple[tuple, str | None]] = {}
+_NAMES = frozenset(LOCKFILES + ("pyproject.toml", "environment.yml", "environment.yaml"))
+
+
 def pinned_in(d: Path) -> str | None:
-    """The name of a file in `d` that pins dependencies, or None."""
+    """The name of a file in `d` that pins dependencies, or None (cached until the folder changes)."""
+    try:
+        with os.scandir(d) as it:
+            mtime = tuple(sorted((e.name, e.stat().st_mtime) for e in it if e.name in _NAMES or
+                                 (e.name.startswith("requirements") and e.name.endswith(".txt"))))
+    except OSError:
+        return None
+    hit = _CACHE.get(str(d))
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    found = _pinned_in(d)
+    if len(_CACHE) > 4096:
+        _CACHE.clear()
+    _CACHE[str(d)] = (mtime, found)
+    return found
+
+
+def _pinned_in(d: Path) -> str | None:
     for name in LOCKFILES:
         if (d / name).is_file():
             return name

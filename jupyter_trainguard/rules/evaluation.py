@@ -27,7 +27,7 @@ def train_metric_as_validation(ctx: NotebookContext) -> Iterator[Hit]:
     for ev in flow.reports:
         d = ev.detail
         label = f"as `{d['as']}`" if d.get("as") != "printed label" else "under a validation/test label"
-        var = f" (`{d['variable']}`)" if d.get("variable") else ""
+        var = f" (`{d['variable']}`)" if d.get("variable") else (f" (`{d['metric']}`)" if d.get("metric") else "")
         hits.append(Hit.at(ev.cell, ev.node,
                            f"A metric computed on training data{var} is reported {label} in cell "
                            f"{ev.cell.index + 1}.",

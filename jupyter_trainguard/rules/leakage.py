@@ -15,7 +15,7 @@ MODEL_KINDS = ("model", "pipeline", "search", "torch", "unknown")
 def vname(v: Value | None) -> str:
     if v is None:
         return "the data"
-    return f"`{v.name}`" if v.name else "an unnamed expression"
+    return f"`{v.text()}`"
 
 
 def where(v: Value | None) -> str:
@@ -83,18 +83,25 @@ def _preprocessing(flow: Flow, holdouts: dict[int, Value], trained: list[Value])
         if d is None or (d.role in HOLDOUT or d.role == "fold_val"):
             continue
         reached = [i for i in trained if fe.eid in i.taints]
+        # an unnamed expression (df[cols], texts.str.lower()) stands for the named data it was read from
+        core = d.anc if d.name else (d.anc - {d.vid}) or d.anc
         for s in flow.splits:
             if s.kind == "cv" and d.role in ("train", "fold_train"):
                 continue
-            inputs = [i for i in s.inputs if d.vid in i.anc]
+            inputs = [i for i in s.inputs if core <= i.anc]
             if not inputs:
                 continue
             tainted_inputs = [i for i in s.inputs if fe.eid in i.taints]
             if not (tainted_inputs or reached):
                 continue
-            outs = [o for o in s.outputs if o.role in HOLDOUT + ("fold_val",) and o.name and d.vid in o.anc]
+            outs = [o for o in s.outputs if o.role in HOLDOUT + ("fold_val",) and o.name and core <= o.anc]
+            if s.sources:  # prefer the held-out part of the input that carries this transformer's output
+                direct = [o for o, src in zip(s.outputs, s.sources) if o in outs and src is not None and
+                          fe.eid in src.taints]
+                outs = direct or outs
             target = ", ".join(f"`{o.name}`" for o in outs[:2]) or "held-out folds"
-            how = "cross-validation" if s.kind in ("cv", "folds") else last_part(s.func)
+            how = ("cross-validation" if s.kind in ("cv", "folds") else
+                   "slicing/filtering rows" if s.kind == "slice" else last_part(s.func))
             yield Hit.at(fe.cell, fe.node,
                          f"{est_label(est)} is fitted ({fe.method}) in cell {fe.cell.index + 1} on {vname(d)}, "
                          f"whose rows are later split into {target} by {how} in cell {s.cell.index + 1}: "
@@ -176,7 +183,8 @@ def train_test_overlap(ctx: NotebookContext) -> Iterator[Hit]:
             continue
         v = fe.data
         reason = None
-        if v.vid in t.anc and v.vid != t.vid:
+        core = v.anc if v.name else (v.anc - {v.vid}) or v.anc
+        if v.vid != t.vid and core <= t.anc:
             reason = f"{vname(v)} is the data {vname(t)} was split from"
         elif v.vid == t.vid:
             reason = f"it was fitted on {vname(t)} itself"
@@ -203,6 +211,8 @@ def train_test_overlap(ctx: NotebookContext) -> Iterator[Hit]:
     dups = {id(ev): ev for ev in flow.dups}
     seen = set()
     for s in flow.splits:
+        if any(i.resampled for i in s.inputs):
+            continue  # augmentation duplicates its labels on purpose; LEAK002 reports it
         for i in s.inputs:
             for did in i.dup:
                 ev = dups.get(did)
@@ -236,11 +246,12 @@ def test_set_selection(ctx: NotebookContext) -> Iterator[Hit]:
     hits = []
     for ev in flow.eval_uses:
         d = ev.detail
-        es = " with early stopping" if d.get("early_stopping") else ""
+        effect = ("with early stopping/callbacks: it decides when training stops" if d.get("early_stopping")
+                  else "as validation data: epochs and settings get chosen by watching it")
         hits.append(Hit.at(ev.cell, ev.node,
-                           f"The test split `{d.get('variable')}` is passed as `{d['kwarg']}`{es} to "
-                           f"`{d.get('est')}` in cell {ev.cell.index + 1}: it steers training and can no longer "
-                           f"give an unbiased score.",
+                           f"The test split `{d.get('variable')}` is passed as `{d['kwarg']}` to "
+                           f"`{d.get('est')}` in cell {ev.cell.index + 1} {effect}, so it can no longer give an "
+                           f"unbiased score.",
                            evidence={k: v for k, v in d.items() if k != "value"}))
     for fe in flow.fits:
         if fe.est.ekind == "search" and fe.data is not None and fe.data.role == "test":
@@ -328,8 +339,18 @@ def target_leakage(ctx: NotebookContext) -> Iterator[Hit]:
         frame, col = y.label
         if x.cols["frame"] != frame:
             continue
-        label_cols = {col} | flow.derived_cols.get((frame, col), set())
-        derived = {c for (f, c), refs in flow.derived_cols.items() if f == frame and c != col and refs & {col}}
+        # only columns that existed when the features were taken (flow-sensitive)
+        cols = {c: v for (f, c), v in flow.derived_cols.items() if f == frame}
+
+        def existed(c: str, cols=cols, taken=x.vid) -> bool:
+            """Was column `c` in the frame when the features were taken?"""
+            info = cols.get(c)
+            return info is None or info[1] < taken or info[2]
+
+        label_info = cols.get(col)
+        sources = label_info[0] if label_info is not None else set()
+        label_cols = ({col} if existed(col) else set()) | {c for c in sources if existed(c)}
+        derived = {c for c, (refs, seq, _) in cols.items() if c != col and col in refs and seq < x.vid}
         selected = x.cols.get("selected")
         removed = x.cols["removed"]
 

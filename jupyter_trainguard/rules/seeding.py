@@ -113,10 +113,11 @@ def numpy_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
     bad="model = Net()\nfor x, y in loader: ...", good="torch.manual_seed(42)\nmodel = Net()",
 )
 def torch_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
-    """Needs torch random use: random tensor constructors, `random_split`, or building a module in a notebook
-    with a torch training loop (backward + optimizer step)."""
+    """Needs a notebook that trains and torch random use: random tensor constructors, `random_split`, or building
+    a module in a notebook with a torch training loop (backward + optimizer step). Inference-only notebooks (a
+    random dummy input for a pretrained model) stay quiet."""
     u = usage_of(ctx)
-    if "torch" not in u.roots() or torch_seeded(u):
+    if "torch" not in u.roots() or not u.trains or torch_seeded(u):
         return
     uses = [c for c in u.calls if c.q.startswith("torch.") and c.leaf in TORCH_RANDOM]
     uses += [c for c in u.calls if c.leaf == "random_split" and c.q.startswith("torch")]
@@ -173,8 +174,9 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
             why = "the splits"
         elif c.q == "sklearn.utils.shuffle":
             why = "the row order"
-        elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and c.q.startswith(".") is False \
-                and root not in u.parsed.aliases and c.receiver() and c.receiver() not in u.parsed.aliases:
+        elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and not (
+                isinstance(c.node.func.value, ast.Name) and c.node.func.value.id in u.parsed.aliases) and \
+                not c.q.startswith(("random.", "numpy.", "torch.")):
             why = "the sample"
         elif root in ("sklearn", "imblearn") and leaf.startswith(RANDOM_ESTIMATORS):
             why = "the fitted model"

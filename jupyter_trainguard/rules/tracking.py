@@ -37,7 +37,7 @@ def training_not_tracked(ctx: NotebookContext) -> Iterator[Hit]:
 def _protected(ctx: NotebookContext) -> set[int]:
     """ids of start calls used as `with` items, and True if a finally/except closes runs."""
     out = set()
-    for _, node in ctx.parsed.walk():
+    for _, node in usage_of(ctx).blocks:
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 out.add(id(item.context_expr))
@@ -45,7 +45,7 @@ def _protected(ctx: NotebookContext) -> set[int]:
 
 
 def _closed_in_finally(ctx: NotebookContext) -> bool:
-    for _, node in ctx.parsed.walk():
+    for _, node in usage_of(ctx).blocks:
         if isinstance(node, ast.Try):
             blocks = list(node.finalbody) + [s for h in node.handlers for s in h.body]
             for s in blocks:

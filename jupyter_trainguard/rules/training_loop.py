@@ -12,15 +12,37 @@ from .registry import Hit, rule
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> list[ast.Call]:
-    """Calls `.attr()` inside `node`, also inside notebook functions called from it (a few levels)."""
-    out = []
+_MEMO: dict[tuple[int, int], tuple[ast.AST, list[ast.Call], list[str]]] = {}
+
+
+def _calls_in(node: ast.AST) -> tuple[list[ast.Call], list[str]]:
+    """Method calls and called plain names inside `node` (memoised per node for one notebook)."""
+    key = (id(node), getattr(node, "lineno", 0))
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is node:
+        return hit[1], hit[2]
+    meths, names = [], []
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
-            if isinstance(n.func, ast.Attribute) and n.func.attr in attrs:
-                out.append(n)
-            elif depth > 0 and isinstance(n.func, ast.Name) and n.func.id in funcs and funcs[n.func.id] is not node:
-                out.extend(_attr_calls(funcs[n.func.id], attrs, funcs, depth - 1))
+            if isinstance(n.func, ast.Attribute):
+                meths.append(n)
+            elif isinstance(n.func, ast.Name):
+                names.append(n.func.id)
+    if len(_MEMO) > 20000:
+        _MEMO.clear()
+    _MEMO[key] = (node, meths, names)
+    return meths, names
+
+
+def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> list[ast.Call]:
+    """Calls `.attr()` inside `node`, also inside notebook functions called from it (a few levels)."""
+    meths, names = _calls_in(node)
+    out = [n for n in meths if n.func.attr in attrs]
+    if depth > 0:
+        for name in set(names):
+            fn = funcs.get(name)
+            if fn is not None and fn is not node:
+                out.extend(_attr_calls(fn, attrs, funcs, depth - 1))
     return out
 
 
@@ -33,16 +55,9 @@ def _zeroes_grad(node: ast.AST, funcs: dict) -> bool:
     return False
 
 
-def _loops(ctx: NotebookContext):
-    for cell, tree in ctx.parsed.trees:
-        stack = [(tree, [])]
-        while stack:
-            node, parents = stack.pop()
-            for child in ast.iter_child_nodes(node):
-                chain = parents + [child] if isinstance(child, LOOPS) else parents
-                if isinstance(child, LOOPS):
-                    yield cell, child, parents
-                stack.append((child, chain))
+def _loops(ctx: NotebookContext) -> list[tuple]:
+    """(cell, loop, enclosing loops) for every loop of the notebook (outside function definitions)."""
+    return usage_of(ctx).loops
 
 
 @rule(
@@ -112,7 +127,7 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
     from ..analysis.dataflow import flow_of
 
     modules = {n for n, v in flow_of(ctx).env.items() if v.kind == "est" and v.est.ekind == "torch"}
-    for cell, node in ctx.parsed.walk():
+    for cell, node in u.blocks:
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 ctx.parsed.qualname(i.context_expr.func if isinstance(i.context_expr, ast.Call) else
                                     i.context_expr) in ("torch.no_grad", "torch.inference_mode") for i in node.items):

@@ -70,7 +70,7 @@ def session_sources(shell: Any, cell: str) -> tuple[list[str], list[int | None]]
 class _Pre:
     run: GuardRun
     location: Location
-    trees: list[ast.AST] = field(default_factory=list)
+    trees: list[tuple[str, ast.AST]] = field(default_factory=list)  # (code, AST) per executed cell
     aliases: dict[str, str] = field(default_factory=dict)
     cell_tree: ast.AST | None = None
     kind: str = "other"
@@ -96,7 +96,7 @@ def static_checks(shell: Any, cell: str, run: GuardRun) -> _Pre:
     location = Location(path=SESSION_PATH, cell=len(sources) - 1, execution_count=counts[-1])
     pre = _Pre(run=run, location=location, config=config, kind=report.notebook_kind)
     if ctx is not None:
-        pre.trees = [t for _, t in ctx.parsed.trees]
+        pre.trees = [(c.python or "", t) for c, t in ctx.parsed.trees]
         pre.aliases = dict(ctx.parsed.aliases)
         last = [pc for pc in ctx.parsed.cells if pc.cell.index == len(sources) - 1]
         pre.cell_tree = last[0].tree if last else None
@@ -258,7 +258,7 @@ def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, Ba
     try:
         error = execute(shell, cell)
     finally:
-        mem = tracker.stop(collect=True)
+        mem = tracker.stop(collect=backend.is_device)
     run.status = "failed" if error is not None else "ok"
     after(shell, cell, opts, pre, backend, mem, error, runs_before)
     run.duration_s = time.perf_counter() - t_start

@@ -12,7 +12,6 @@ An RNG counts as "in use" when its module was imported in the session (torch: al
 
 from __future__ import annotations
 
-import ast
 import os
 import random
 import sys
@@ -59,31 +58,24 @@ def _rngs_of_call(name: str) -> tuple[str, ...]:
     return ()
 
 
-def seeded_in_history(trees: Iterable[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
-    """rng -> description of the call that seeded it, from executed code (helper functions followed)."""
-    from ..analysis.parsed import qualname
+def seeded_in_history(trees: Iterable[Any], aliases: dict[str, str]) -> dict[str, str]:
+    """rng -> description of the call that seeded it, from executed code (helper functions followed).
 
-    trees = list(trees)
+    `trees` are ASTs or (source, AST) pairs; the per-cell facts of pairs are cached by source."""
+    from .history import all_facts, resolve
+
+    facts = all_facts(trees)
     helpers: dict[str, set[str]] = {}
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef):
-                rngs: set[str] = set()
-                for sub in ast.walk(node):
-                    if isinstance(sub, ast.Call):
-                        rngs.update(_rngs_of_call(qualname(sub.func, aliases)))
-                if rngs:
-                    helpers[node.name] = rngs
+    for f in facts:
+        for name, callees in f.helpers.items():
+            rngs = {r for c in callees for r in _rngs_of_call(resolve(c, aliases))}
+            if rngs:
+                helpers[name] = rngs
     found: dict[str, str] = {}
-    for tree in trees:
-        top_calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-        inside_defs = {id(n) for d in ast.walk(tree) if isinstance(d, ast.FunctionDef) for n in ast.walk(d)}
-        for call in top_calls:
-            if id(call) in inside_defs:
-                continue
-            name = qualname(call.func, aliases)
-            rngs = _rngs_of_call(name) or tuple(helpers.get(name, ()))
-            for r in rngs:
+    for f in facts:
+        for call in f.top_calls:
+            name = resolve(call, aliases)
+            for r in _rngs_of_call(name) or tuple(helpers.get(name, ())):
                 found.setdefault(r, f"{name}() in the executed cells")
     return found
 

@@ -7,7 +7,6 @@ executed code (the targets of `a, b, c, d = train_test_split(X, y)` are train/te
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -79,19 +78,15 @@ def role_from_name(name: str) -> tuple[str, str] | None:
     return role, stem
 
 
-def provenance_roles(trees: Iterable[ast.AST]) -> dict[str, tuple[str, str]]:
-    """name -> (role, stem) from split calls in executed code (later assignments win)."""
+def provenance_roles(trees: Iterable[Any]) -> dict[str, tuple[str, str]]:
+    """name -> (role, stem) from split calls in executed code (later assignments win).
+
+    `trees` are ASTs or (source, AST) pairs (cached by source)."""
+    from .history import all_facts
+
     out: dict[str, tuple[str, str]] = {}
-    for tree in trees:
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
-                continue
-            target = node.targets[0]
-            if not isinstance(target, (ast.Tuple, ast.List)):
-                continue
-            names = [e.id if isinstance(e, ast.Name) else None for e in target.elts]
-            func = node.value.func
-            fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    for facts in all_facts(trees):
+        for fname, names in facts.split_assigns:
             if fname == "train_test_split" and len(names) % 2 == 0:
                 for k in range(0, len(names), 2):
                     stem = f"arg{k // 2}"
@@ -107,7 +102,7 @@ def provenance_roles(trees: Iterable[ast.AST]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def discover_splits(user_ns: Mapping[str, Any], trees: Iterable[ast.AST] = ()) -> list[Split]:
+def discover_splits(user_ns: Mapping[str, Any], trees: Iterable[Any] = ()) -> list[Split]:
     """All checkable split objects: by name first, then by provenance for names that do not say it."""
     prov = provenance_roles(trees)
     found: list[Split] = []

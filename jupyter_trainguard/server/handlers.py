@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,10 @@ from tornado import web
 from .paths import PathRefused, resolve_in_root
 
 MAX_BYTES = 32 * 1024 * 1024  # notebooks over this are reported (NB002), not read
+
+# One analysis at a time, off the event loop: analyses are CPU-bound (the GIL gives no parallelism anyway), and
+# the engine's lazy rule loading is not safe to race from several threads on first use.
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trainguard-analysis")
 
 
 def analyze_file(full: Path, api_path: str, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
@@ -65,7 +70,7 @@ class FindingsHandler(APIHandler):
             self._json_error(exc.status, exc.message, api_path)
             return
         max_bytes = int(self.settings.get("trainguard_max_bytes", MAX_BYTES))
-        data = await asyncio.get_running_loop().run_in_executor(None, analyze_file, full, api_path, max_bytes)
+        data = await asyncio.get_running_loop().run_in_executor(_EXECUTOR, analyze_file, full, api_path, max_bytes)
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(data))
 

@@ -203,9 +203,9 @@ export class FindingsPanel extends Widget {
   private _setCount(n: number): void {
     // Keep the shell's entries (it stores `id` there for the tab's data-id); only touch ours.
     const dataset: Record<string, string> = { ...this.title.dataset };
-    delete dataset.trainguardCount;
+    delete dataset['trainguard-count'];
     if (n > 0) {
-      dataset.trainguardCount = String(n);
+      dataset['trainguard-count'] = String(n);
     }
     this.title.dataset = dataset;
     this.title.caption = n > 0 ? `TrainGuard findings (${n})` : 'TrainGuard findings';

@@ -16,8 +16,9 @@ LEAKY = [
     "from sklearn.preprocessing import StandardScaler\nfrom sklearn.linear_model import LogisticRegression\n"
     "from sklearn.metrics import accuracy_score",
     "rng = np.random.default_rng()\n"
-    "df = pd.DataFrame(rng.normal(size=(400, 4)), columns=['age', 'income', 'tenure', 'visits'])\n"
-    "df['churn'] = (df['income'] + rng.normal(size=400) > 0).astype(int)",
+    "df = pd.DataFrame({'age': rng.integers(18, 80, 400), 'income': rng.normal(50, 12, 400),\n"
+    "                   'tenure': rng.integers(1, 72, 400), 'visits': rng.poisson(3, 400)})\n"
+    "df['churn'] = (df['income'] + rng.normal(0, 12, 400) > 50).astype(int)",
     "X = df.drop(columns=['churn'])\ny = df['churn']\nscaler = StandardScaler()\nX_scaled = scaler.fit_transform(X)",
     "X_train, X_test, y_train, y_test = train_test_split(X_scaled, y, test_size=0.25)",
     "model = LogisticRegression(max_iter=200)\nmodel.fit(X_train, y_train)\n"

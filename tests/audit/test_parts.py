@@ -94,10 +94,12 @@ def test_torch_notebook_incomplete_checkpoint_no_tracking(torch_nb):
     assert ckpt.status == "issues" and ckpt.verdict.startswith("NOT RESUMABLE")
     assert track.verdict.startswith("UNTRACKED")
     assert temporal.status == "not applicable"
-    ids = {f.rule_id for f in audit.findings}
-    assert "CKPT001" in ids and "TRACK001" in ids
-    # checkpointing outranks tracking in the priority order
-    assert audit.next_action["rule_id"].startswith("CKPT") or audit.next_action["rule_id"].startswith("SEED")
+    ckpt001 = [f for f in ckpt.findings if f.rule_id == "CKPT001"]
+    assert len(ckpt001) == 1 and (ckpt001[0].location.cell, ckpt001[0].location.line) == (2, 8)
+    assert "TRACK001" in {f.rule_id for f in track.findings}
+    # checkpointing outranks tracking and environment in the priority order
+    assert audit.next_action["rule_id"] == "CKPT001"
+    assert nxt.verdict.startswith(ckpt001[0].fix)
 
 
 def test_time_series_notebook_temporal_part(temporal_nb):

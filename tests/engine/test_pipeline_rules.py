@@ -157,3 +157,21 @@ def test_duplicate_code_can_be_suppressed_at_cell_top(project):
     result = scan([a, b])
     counts = {r.path: sum(f.rule_id == "PIPE003" for f in r.findings) for r in result.reports}
     assert counts[str(b)] == 0
+
+
+def test_duplicate_code_ignores_unclassified_notebooks_when_classes_are_configured(project):
+    a = nb(project, "01b_a.ipynb", ["loader = []", LOOP])
+    other = nb(project, "scratch.ipynb", ["loader = []", LOOP])
+    result = scan([a, other])
+    assert all(f.rule_id != "PIPE003" for r in result.reports for f in r.findings)
+
+
+def test_duplicate_code_one_finding_per_cell_listing_every_partner(project):
+    a = nb(project, "01b_a.ipynb", ["loader = []", LOOP])
+    b = nb(project, "01c_b.ipynb", ["loader = []", LOOP])
+    c = nb(project, "01d_c.ipynb", ["loader = []", LOOP])
+    result = scan([a, b, c])
+    found = [f for r in result.reports for f in r.findings if f.rule_id == "PIPE003"]
+    assert len(found) == 3
+    first = next(f for f in found if f.location.path == str(a))
+    assert sorted(first.evidence["others"]) == sorted([str(b), str(c)])

@@ -60,7 +60,7 @@ def test_foreach_adam_on_cuda_needs_more_step_temporaries_than_the_cpu_loop():
     cuda = estimate_training_step(model, x, target=y, device="cuda")
     # CPU Adam updates one tensor at a time; CUDA's foreach Adam holds temporaries for all parameters at once
     biggest = max(p.numel() * 4 for p in model.parameters())
-    assert cpu.parts["optimizer_temporaries"] <= 2 * biggest + 1024
+    assert cpu.parts["optimizer_temporaries"] <= 2 * biggest + 65536
     assert cuda.parts["optimizer_temporaries"] >= sum(p.numel() * 4 for p in model.parameters())
 
 

@@ -84,3 +84,37 @@ def test_bad_arguments_are_reasons_too():
     assert "torch.nn.Module" in estimate_training_step("not a model", torch.randn(2)).reason
     assert "unknown" in estimate_training_step(nn.Linear(2, 2), torch.randn(2), optimizer="adamm").reason
     assert "device" in estimate_training_step(nn.Linear(2, 2), torch.randn(2), device="tpu").reason
+
+
+class WithLock(nn.Module):
+    """An attribute deepcopy refuses: shared with the copy instead of failing the estimate."""
+
+    def __init__(self):
+        super().__init__()
+        import threading
+
+        self.lock = threading.Lock()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        with self.lock:
+            return self.fc(x)
+
+
+def test_uncopyable_attribute_is_shared_not_fatal():
+    model = WithLock()
+    result = estimate_training_step(model, torch.randn(4, 8), device="cpu")
+    assert isinstance(result, MemoryEstimate), result.summary()
+    assert result.parts["weights"] == (64 + 8) * 4 and not model.lock.locked()
+
+
+def test_capturable_and_fused_optimizers_keep_step_counters_on_the_device():
+    model = nn.Linear(64, 64)
+    plain = estimate_training_step(model, torch.randn(4, 64), optimizer=torch.optim.Adam(model.parameters()))
+    for flag in ("capturable", "fused"):
+        opt = torch.optim.Adam(model.parameters(), **{flag: True})
+        result = estimate_training_step(model, torch.randn(4, 64), optimizer=opt)
+        assert isinstance(result, MemoryEstimate), result.summary()
+        # one 512-byte block per parameter tensor for its `step` counter, which foreach Adam keeps on the host
+        assert result.parts["optimizer_state"] == plain.parts["optimizer_state"] + 2 * 512, flag
+        assert opt.param_groups[0][flag] is True and not opt.state

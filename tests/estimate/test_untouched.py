@@ -54,15 +54,15 @@ def test_optimizer_with_state_is_copied_not_stepped():
 
 
 def test_large_model_does_not_allocate_its_size():
-    # 1024 x 1024 x 64 floats = 256 MiB of weights on the meta device: nothing real exists to copy, and the
+    # 2048 x 2048 x 16 floats = 256 MiB of weights on the meta device: nothing real exists to copy, and the
     # estimate (weights + grads + Adam state, > 1 GiB) must not grow the process by anything like that.
     with torch.device("meta"):
-        model = nn.Sequential(*[nn.Linear(1024, 1024, bias=False) for _ in range(64)])
-    x = torch.randn(8, 1024)
+        model = nn.Sequential(*[nn.Linear(2048, 2048, bias=False) for _ in range(16)])
+    x = torch.randn(8, 2048)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     estimate = estimate_training_step(model, x, device="cuda")
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
     assert isinstance(estimate, MemoryEstimate), estimate.summary()
-    assert estimate.parts["weights"] == 64 * 1024 * 1024 * 4
-    assert estimate.total_bytes > 4 * 64 * 1024 * 1024 * 4
+    assert estimate.parts["weights"] == 16 * 2048 * 2048 * 4
+    assert estimate.total_bytes > 4 * 16 * 2048 * 2048 * 4
     assert grown_kib < 100 * 1024

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +16,14 @@ from .training_loop import evaluate, train
 from .training_rig import TrainingRig
 
 logger = logging.getLogger(__name__)
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
 
 
 @contextlib.contextmanager
@@ -28,6 +37,7 @@ def _tracking(tracking_uri: str | None, run_name: str, params: dict) -> Iterator
     mlflow.set_tracking_uri(tracking_uri)
     with mlflow.start_run(run_name=run_name):
         mlflow.log_params(params)
+        mlflow.set_tags({"dataset_version": f"{params['dataset']}@synthetic-v1", "git_commit": _git_commit()})
         yield lambda metrics: mlflow.log_metrics({k: v for k, v in metrics.items() if k != "step"},
                                                  step=metrics.get("step"))
 

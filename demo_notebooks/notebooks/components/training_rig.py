@@ -28,7 +28,8 @@ class GPT2Block(nn.Module):
         self.ln_1 = nn.LayerNorm(cfg.n_embd)
         self.attn = nn.MultiheadAttention(cfg.n_embd, cfg.n_head, batch_first=True)
         self.ln_2 = nn.LayerNorm(cfg.n_embd)
-        self.mlp = nn.Sequential(nn.Linear(cfg.n_embd, 4 * cfg.n_embd), nn.GELU(), nn.Linear(4 * cfg.n_embd, cfg.n_embd))
+        hidden = 4 * cfg.n_embd
+        self.mlp = nn.Sequential(nn.Linear(cfg.n_embd, hidden), nn.GELU(), nn.Linear(hidden, cfg.n_embd))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = x.shape[1]

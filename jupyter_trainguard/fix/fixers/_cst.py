@@ -28,21 +28,29 @@ def is_name(expr: Any, value: str) -> bool:
     return isinstance(expr, cst.Name) and expr.value == value
 
 
-def add_keyword(parsed: ParsedSource, call: Any, name: str, value: str) -> TextEdit:
-    """Append `name=value` to a call's arguments, following its layout (one argument per line or inline)."""
+def add_keyword(parsed: ParsedSource, call: Any, name: str, value: str) -> list[TextEdit]:
+    """Edits appending `name=value` to a call's arguments, following its layout (one argument per line or
+    inline) and keeping a comment after the last argument on its line."""
     text = f"{name}={value}"
     args = list(call.args)
     _, _, el, ec = parsed.span(call)
     if not args:
-        return TextEdit.insert(el, ec - 1, text)
+        return [TextEdit.insert(el, ec - 1, text)]
     last = args[-1]
     al, ac, _, _ = parsed.span(last)
     _, _, vel, vec = parsed.span(last.value)
     prev_line = parsed.span(args[-2])[0] if len(args) > 1 else parsed.span(call.func)[2]
     own_line = al > prev_line and not parsed.line(al)[:ac].strip()
-    if own_line:
-        return TextEdit.insert(vel, vec, f",\n{parsed.line(al)[:ac]}{text}")
-    return TextEdit.insert(vel, vec, f", {text}")
+    if not own_line:
+        return [TextEdit.insert(vel, vec, f", {text}")]
+    indent = parsed.line(al)[:ac]
+    line = parsed.line(vel)
+    rest = line[vec:].strip()
+    if rest.startswith("#"):  # `b  # note` -> `b,  # note` + new line
+        return [TextEdit.insert(vel, vec, ","), TextEdit.insert(vel, len(line), f"\n{indent}{text}")]
+    if rest.startswith(",") and rest[1:].strip().startswith("#"):  # `b,  # note`
+        return [TextEdit.insert(vel, len(line), f"\n{indent}{text},")]
+    return [TextEdit.insert(vel, vec, f",\n{indent}{text}")]
 
 
 def replace_node(parsed: ParsedSource, node: Any, text: str) -> TextEdit:

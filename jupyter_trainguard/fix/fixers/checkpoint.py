@@ -60,7 +60,7 @@ def weights_only(ctx: FixContext) -> None:
                       f"the notebook saves the whole object `{whole[0]}` with torch.save, which weights_only=True "
                       "cannot load; save its state_dict() instead, then add weights_only=True.")
             return False
-        return ctx.edit(t.view, [add_keyword(t.view.parsed, t.node, "weights_only", "True")],
+        return ctx.edit(t.view, add_keyword(t.view.parsed, t.node, "weights_only", "True"),
                         summary="added weights_only=True to torch.load",
                         detail="torch.load without weights_only unpickles arbitrary objects (code execution from "
                                "an untrusted file; the default changed in torch 2.6); added weights_only=True.",

@@ -23,6 +23,8 @@ RNGS = (
 IMPORT_AS = {"random": ("random", "import random"), "numpy": ("np", "import numpy as np"),
              "torch": ("torch", "import torch")}
 
+NUMPY_NOT_GLOBAL = frozenset({"seed", "default_rng", "RandomState", "Generator", "PCG64", "SeedSequence",
+                              "Philox", "MT19937", "SFC64"})
 SPLIT_FUNCTIONS = frozenset({"train_test_split", "shuffle", "resample"})
 SHUFFLE_SPLITTERS = frozenset({"ShuffleSplit", "StratifiedShuffleSplit", "GroupShuffleSplit", "RepeatedKFold",
                                "RepeatedStratifiedKFold"})
@@ -74,20 +76,22 @@ def _literal_seed(calls: dict[str, list[tuple[View, int, object]]]) -> int | Non
 def seed_rngs(ctx: FixContext) -> None:
     if _seeded_everything(ctx):
         return
-    imported = {t.split(".")[0] for t in ctx.aliases.values()}
+    used = _rng_users(ctx)
     seeded = _seed_calls(ctx)
     missing = [(rule, module, shown) for rule, module, shown, _ in RNGS
-               if module in imported and module not in seeded and ctx.allowed_anywhere(rule)]
+               if module in used and module not in seeded and ctx.allowed_anywhere(rule)]
     if not missing:
         return
     imp = ctx.imports_cell()
     if imp is None:
         return
     existing = [v for entries in seeded.values() for v, _, _ in entries]
+    const = ctx.seed_constant()
     anchor = existing[-1] if existing else imp
+    if not existing and const is not None and ctx.work.before(anchor.cell, 10**9, const[0].cell, 0):
+        anchor = const[0]  # seed right after the cell that defines the seed constant
     index = ctx.views().index(anchor)
     before = collect_aliases(_trees(ctx.views()[: index + 1]))
-    const = ctx.seed_constant()
     lines: list[str] = []
     if const is not None and ctx.work.before(const[0].cell, const[1], anchor.cell, 10**9):
         seed = const[2]
@@ -126,6 +130,20 @@ def seed_rngs(ctx: FixContext) -> None:
                         detail=detail + " in a new cell right after the imports.", rule_id=rules[0])
     if lines and lines[-1].startswith("SEED ="):
         ctx.created_seed = "SEED"
+
+
+def _rng_users(ctx: FixContext) -> set[str]:
+    """Modules whose global RNG the notebook draws from (own detector): `random.<fn>`, legacy `np.random.<fn>`,
+    and any torch call (weight init, dropout and shuffling all use torch's global generator)."""
+    out: set[str] = set()
+    for _, _, q in ctx.calls():
+        if q.startswith("random.") and q != "random.seed":
+            out.add("random")
+        elif q.startswith("numpy.random.") and q.rsplit(".", 1)[-1] not in NUMPY_NOT_GLOBAL:
+            out.add("numpy")
+        elif q.startswith("torch.") and q not in ("torch.manual_seed", "torch.load", "torch.save"):
+            out.add("torch")
+    return out
 
 
 def _statement_end(view: View, line: int) -> int:
@@ -203,8 +221,8 @@ def random_state(ctx: FixContext) -> None:
         fresh = next((x for x in _random_state_targets(ctx) if x.key() == t.key()), None)
         if fresh is None:
             return False
-        edit = add_keyword(fresh.view.parsed, fresh.node, "random_state", seed)
-        return ctx.edit(fresh.view, [edit], summary="added random_state",
+        edits = add_keyword(fresh.view.parsed, fresh.node, "random_state", seed)
+        return ctx.edit(fresh.view, edits, summary="added random_state",
                         detail=f"`{t.what}(...)` had no random_state, so it differs on every run; "
                                f"added random_state={seed}.", line=fresh.line)
 
@@ -238,7 +256,7 @@ def loader_generator(ctx: FixContext) -> None:
         if fresh is None:
             return False
         value = f"{torch_name}.Generator().manual_seed({seed})"
-        return ctx.edit(fresh.view, [add_keyword(fresh.view.parsed, fresh.node, "generator", value)],
+        return ctx.edit(fresh.view, add_keyword(fresh.view.parsed, fresh.node, "generator", value),
                         summary="seeded DataLoader shuffling",
                         detail=f"the DataLoader shuffles with an unseeded generator; added generator={value}.",
                         line=fresh.line)

@@ -71,13 +71,14 @@ def no_shuffle(ctx: FixContext) -> None:
             return False
         shuffle = kwarg(call, "shuffle")
         edits = [replace_node(p, shuffle.value, "False")] if shuffle is not None else \
-            [add_keyword(p, call, "shuffle", "False")]
+            add_keyword(p, call, "shuffle", "False")
         rs = kwarg(call, "random_state")
-        if t.what != "train_test_split" and rs is not None:
+        unseeded = t.what != "train_test_split" and rs is not None
+        if unseeded:
             edits.append(replace_node(p, rs.value, "None"))
         detail = (f"{why}, but `{t.what}` shuffles rows, so training sees rows from after the test period; "
                   "set shuffle=False so the split keeps time order" +
-                  (" (random_state=None: KFold rejects a seed without shuffling)" if len(edits) > 1 else "") +
+                  (" (random_state=None: KFold rejects a seed without shuffling)" if unseeded else "") +
                   ". Metrics will change; consider TimeSeriesSplit.")
         return ctx.edit(t.view, edits, summary=f"{t.what} no longer shuffles time-ordered rows", detail=detail,
                         line=t.line)

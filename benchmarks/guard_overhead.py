@@ -1,0 +1,181 @@
+"""How much `%%guarded_train` costs.
+
+1. Overhead on a 200-step CPU training loop (MLP 784-256-256-10, batch 64, Adam, one thread): the same cell run
+   plain and under `%%guarded_train --quiet`, interleaved, repeated; prints the median times and their ratio.
+2. Pre-check latency for a 100-cell session: static rules over the executed history plus the runtime checks on
+   the namespace, median over repeats.
+
+Run: python benchmarks/guard_overhead.py [--repeats 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+
+SETUP = """
+import torch
+from torch import nn
+torch.set_num_threads(1)
+torch.manual_seed(0)
+X = torch.randn(64 * 20, 784)
+y = torch.randint(0, 10, (64 * 20,))
+model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+loss_fn = nn.CrossEntropyLoss()
+"""
+LOOP = """for step in range(200):
+    i = (step % 20) * 64
+    opt.zero_grad()
+    loss = loss_fn(model(X[i:i + 64]), y[i:i + 64])
+    loss.backward()
+    opt.step()
+"""
+
+
+def make_shell():
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    InteractiveShell.clear_instance()
+    cfg = Config()
+    cfg.HistoryAccessor.enabled = False
+    ip = InteractiveShell.instance(config=cfg)
+    ip.run_cell("%load_ext trainguard", store_history=True)
+    return ip
+
+
+CPU: dict[str, float] = {}
+
+
+def timed(ip, src: str) -> float:
+    """Wall seconds of one cell; its process CPU seconds (all threads, so the sampler counts) go to CPU."""
+    t, c = time.perf_counter(), time.process_time()
+    r = ip.run_cell(src, store_history=True)
+    wall = time.perf_counter() - t
+    CPU["last"] = time.process_time() - c
+    if not r.success:
+        raise SystemExit(f"cell failed: {r.error_in_exec!r}")
+    return wall
+
+
+def overhead(repeats: int) -> None:
+    ip = make_shell()
+    ip.run_cell(SETUP, store_history=True)
+    timed(ip, LOOP)  # warm-up
+    timed(ip, "%%guarded_train --quiet\n" + LOOP)
+    variants = {"plain": LOOP, "guarded": "%%guarded_train --quiet\n" + LOOP,
+                "tracking only": "%%guarded_train --quiet --no-static --no-runtime\n" + LOOP}
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    cpu: dict[str, list[float]] = {k: [] for k in variants}
+    for i in range(repeats):
+        order = list(variants.items())
+        order = order[i % 3:] + order[:i % 3]  # rotate so no variant always runs first
+        for kind, src in order:
+            times[kind].append(timed(ip, src))
+            cpu[kind].append(CPU["last"])
+    mp = statistics.median(times["plain"])
+    run = ip.user_ns["_trainguard_last"]
+    print(f"200-step CPU loop, {repeats} interleaved repeats, plain median {mp * 1000:.1f} ms:")
+    for kind in ("guarded", "tracking only"):
+        mk = statistics.median(times[kind])
+        pair = statistics.median(g / p for g, p in zip(times[kind], times["plain"]))
+        ck, cp = statistics.median(cpu[kind]), statistics.median(cpu["plain"])
+        print(f"  {kind:13}: wall median {mk * 1000:.1f} ms, ratio of medians {mk / mp:.4f} "
+              f"({(mk / mp - 1) * 100:+.2f} %), median per-round ratio {pair:.4f}; process CPU ratio of medians "
+              f"{ck / cp:.4f} ({(ck / cp - 1) * 100:+.2f} %)")
+    print(f"  optimizer steps marked: {run.memory['steps']}, timeline points: {len(run.memory['timeline'])}, "
+          f"memory backend: {run.memory['backend']}")
+    fixed_and_per_step(ip, mp)
+
+
+def fixed_and_per_step(ip, loop_s: float, n: int = 31) -> None:
+    """The two costs the loop overhead is made of, each measured on its own (less exposed to machine noise)."""
+    plain, guarded = [], []
+    for _ in range(n):
+        plain.append(timed(ip, "pass"))
+        guarded.append(timed(ip, "%%guarded_train --quiet\npass"))
+    fixed = statistics.median(guarded) - statistics.median(plain)
+    from jupyter_trainguard.runtime.memory import MemoryTracker, RssBackend
+
+    tracker = MemoryTracker(RssBackend(), interval=0)
+    tracker.start()
+    t = time.perf_counter()
+    for _ in range(2000):
+        tracker._on_step(None, (), {})
+    per_step = (time.perf_counter() - t) / 2000
+    tracker.stop(collect=False)
+    print(f"  fixed cost per guarded cell (median of {n}, this session): {fixed * 1000:.1f} ms; step-marker hook: "
+          f"{per_step * 1e6:.1f} us per optimizer step")
+    print(f"  => modelled overhead for 200 steps of this loop: {(fixed + 200 * per_step) / loop_s * 100:.2f} % "
+          f"(at the measured {loop_s * 1000:.0f} ms per loop)")
+
+
+def session_cells(n: int) -> list[str]:
+    cells = ["import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+             "from sklearn.preprocessing import StandardScaler\nfrom sklearn.linear_model import LogisticRegression",
+             "rng = np.random.default_rng(0)\ndf = pd.DataFrame(rng.normal(size=(2000, 8)), columns=list('abcdefgh'))\n"
+             "df['label'] = (df.a + df.b > 0).astype(int)"]
+    kinds = [
+        "%time v{i} = df.a.mean() + {i}",
+        "def feature_{i}(frame):\n    out = frame.copy()\n    out['z{i}'] = out.a * {i}\n    return out",
+        "tmp{i} = feature_{j}(df.head(50))\nsummary{i} = tmp{i}.describe()",
+        "X{i} = df.drop(columns=['label']).to_numpy()\ny{i} = df.label.to_numpy()",
+        "X_train, X_test, y_train, y_test = train_test_split(X{k}, y{k}, test_size=0.2, random_state={i})",
+        "scaler = StandardScaler().fit(X_train)\nXs_train = scaler.transform(X_train)",
+        "clf = LogisticRegression(max_iter=200).fit(Xs_train, y_train)\nacc{i} = clf.score(scaler.transform(X_test), "
+        "y_test)",
+        "for col in ['a', 'b', 'c']:\n    stats_{i} = df[col].quantile([0.1, 0.5, 0.9])",
+        "!echo cell {i}",
+        "results_{i} = {{'acc': acc{m}, 'step': {i}}}\nprint(results_{i})",
+    ]
+    i = 0
+    while len(cells) < n:
+        kind = kinds[i % len(kinds)]
+        last_feature = max(1, (i // len(kinds)) * len(kinds) + 1)
+        last_x = (i // len(kinds)) * len(kinds) + 3
+        last_acc = (i // len(kinds)) * len(kinds) + 6
+        cells.append(kind.format(i=i, j=last_feature if i % len(kinds) >= 2 else 1, k=last_x, m=last_acc))
+        i += 1
+    return cells[:n]
+
+
+def precheck(repeats: int) -> None:
+    ip = make_shell()
+    for src in session_cells(99):
+        r = ip.run_cell(src, store_history=True)
+        if not r.success:
+            raise SystemExit(f"session cell failed: {src!r}: {r.error_in_exec or r.error_before_exec!r}")
+    static, runtime, total = [], [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        ip.run_cell("%%guarded_train --quiet\nfinal = clf.score(scaler.transform(X_test), y_test)",
+                    store_history=False)
+        run = ip.user_ns["_trainguard_last"]
+        static.append(run.static_ms)
+        runtime.append(run.runtime_ms)
+        total.append((time.perf_counter() - t) * 1000)
+    run = ip.user_ns["_trainguard_last"]
+    print(f"pre-checks on a {run.static.cells}-cell session ({len(run.static.rules_run)} static rules, "
+          f"{len(run.splits)} splits in the namespace), median of {repeats}:")
+    print(f"  static rules {statistics.median(static):.1f} ms + runtime checks {statistics.median(runtime):.1f} ms "
+          f"= {statistics.median(static) + statistics.median(runtime):.1f} ms; whole guarded cell "
+          f"{statistics.median(total):.1f} ms; findings: {[f.rule_id for f in run.findings]}")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--repeats", type=int, default=9)
+    args = p.parse_args()
+    import os
+
+    d = tempfile.mkdtemp(prefix="trainguard-bench-")  # kept: the shell's atexit hook needs its cwd
+    os.chdir(d)
+    precheck(args.repeats)
+    overhead(args.repeats)
+
+
+if __name__ == "__main__":
+    main()

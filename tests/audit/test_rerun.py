@@ -1,0 +1,78 @@
+"""`%trainaudit --rerun`: reruns a cell twice in copies of the namespace, in a real IPython shell."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SETUP = ("import numpy as np\nfrom sklearn.linear_model import SGDClassifier\n"
+         "from sklearn.model_selection import train_test_split\n"
+         "data_rng = np.random.default_rng(1)\nX = data_rng.normal(size=(300, 5))\n"
+         "y = (X[:, 0] + 0.7 * data_rng.normal(size=300) > 0).astype(int)")
+UNSEEDED = ("X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3)\nclf = SGDClassifier()\n"
+            "clf.fit(X_tr, y_tr)\nacc = clf.score(X_te, y_te)")
+SEEDED = ("X_tr2, X_te2, y_tr2, y_te2 = train_test_split(X, y, test_size=0.3, random_state=0)\n"
+          "clf2 = SGDClassifier(random_state=0).fit(X_tr2, y_tr2)\nacc2 = clf2.score(X_te2, y_te2)")
+
+
+def test_unseeded_cell_does_not_reproduce_and_user_state_is_untouched(shell):
+    shell.run(SETUP)
+    shell.run(UNSEEDED)
+    n = shell.ip.execution_count - 1
+    acc, coef = shell.ns["acc"], shell.ns["clf"].coef_.copy()
+    rng_before = np.random.get_state()[1].copy()
+    shell.run(f"%trainaudit --rerun {n} --metric acc --format text --no-log")
+    rr = shell.audit.rerun
+    assert rr["cell"] == n and rr["matched"] is False and rr["seeds_itself"] is False
+    assert rr["values"][0] != rr["values"][1]
+    assert "does NOT reproduce" in rr["summary"] and "does not seed itself" in rr["summary"]
+    repro = shell.audit.part("reproducibility")
+    assert repro.status == "issues" and repro.verdict.startswith("NOT REPRODUCIBLE")
+    # the user's objects and the global RNG were not changed by the reruns
+    assert shell.ns["acc"] == acc and np.array_equal(shell.ns["clf"].coef_, coef)
+    assert np.array_equal(np.random.get_state()[1], rng_before)
+    assert "X" in rr["copied"]
+
+
+def test_objects_defined_earlier_are_copied_not_mutated(shell):
+    shell.run(SETUP)
+    shell.run("model = SGDClassifier()")
+    shell.run("model.fit(X, y)\nfit_acc = model.score(X, y)")
+    n = shell.ip.execution_count - 1
+    shell.ns["model"] = shell.ns["SGDClassifier"]()  # the user resets the model: the rerun must not fit it
+    shell.run(f"%trainaudit --rerun {n} --metric fit_acc --format text --no-log")
+    assert "model" in shell.audit.rerun["copied"]
+    assert not hasattr(shell.ns["model"], "coef_")
+
+
+def test_seeded_cell_reproduces(shell):
+    shell.run(SETUP)
+    shell.run(SEEDED)
+    n = shell.ip.execution_count - 1
+    shell.run(f"%trainaudit --rerun {n} --metric acc2 --format text --no-log")
+    rr = shell.audit.rerun
+    assert rr["matched"] is True and rr["difference"] == 0.0
+    assert rr["seeds_itself"] is True and any("random_state=0" in s for s in rr["seeding"])
+    assert shell.audit.part("reproducibility").lines[-1].value.startswith(f"In[{n}] run twice: acc2 =")
+
+
+def test_external_seed_and_tolerance(shell):
+    shell.run(SETUP)
+    shell.run("import numpy as np\nnoise = np.random.normal()\nscore = 0.9 + 0.001 * noise")
+    n = shell.ip.execution_count - 1
+    shell.run(f"%trainaudit --rerun {n} --metric score --seed 7 --format text --no-log")
+    rr = shell.audit.rerun
+    assert rr["matched"] is True and rr["seed"] == 7 and rr["seeds_itself"] is False
+    shell.run(f"%trainaudit --rerun {n} --metric score --tol 0.1 --format text --no-log")
+    assert shell.audit.rerun["matched"] is True and shell.audit.rerun["difference"] > 0
+    shell.run(f"%trainaudit --rerun {n} --metric score --format text --no-log")
+    assert shell.audit.rerun["matched"] is False
+
+
+def test_rerun_errors_are_reported(shell, capsys):
+    shell.run("value = 1")
+    shell.run("%trainaudit --rerun 99 --metric value --format text --no-log")
+    assert "no cell In[99]" in shell.audit.rerun["error"]
+    shell.run("%trainaudit --rerun 1 --metric missing --format text --no-log")
+    assert "did not set 'missing'" in shell.audit.rerun["error"]
+    shell.run("%trainaudit --rerun 1")
+    assert "--rerun needs --metric" in capsys.readouterr().out

@@ -1,0 +1,59 @@
+"""EVAL001 and TIME001 on real notebooks."""
+
+from __future__ import annotations
+
+from .nbhelp import ids, of, scan_cells
+
+SK = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split, KFold, TimeSeriesSplit, "
+      "cross_val_score\nfrom sklearn.linear_model import LogisticRegression, Ridge\n"
+      "from sklearn.metrics import accuracy_score")
+LOAD = 'df = pd.read_csv("d.csv")\nX = df.drop("y", axis=1)\ny = df["y"]'
+SPLIT = "X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)"
+
+
+def test_train_score_named_test(tmp_path):
+    rep = scan_cells(tmp_path, [SK, LOAD, SPLIT, "m = LogisticRegression().fit(X_train, y_train)\n"
+                                                 "test_acc = m.score(X_train, y_train)"])
+    [f] = of(rep, "EVAL001")
+    assert "`test_acc`" in f.message and "cell 4" in f.message
+
+
+def test_train_metric_printed_as_validation(tmp_path):
+    rep = scan_cells(tmp_path, [SK, LOAD, SPLIT, "m = LogisticRegression().fit(X_train, y_train)\n"
+                                                 "print('Validation accuracy:', accuracy_score(y_train, "
+                                                 "m.predict(X_train)))"])
+    assert "EVAL001" in ids(rep)
+
+
+def test_train_and_test_metrics_labelled_correctly(tmp_path):
+    rep = scan_cells(tmp_path, [SK, LOAD, SPLIT, "m = LogisticRegression().fit(X_train, y_train)\n"
+                                                 "print('train accuracy', m.score(X_train, y_train))\n"
+                                                 "print('test accuracy', m.score(X_test, y_test))\n"
+                                                 "train_acc = accuracy_score(y_train, m.predict(X_train))"])
+    assert "EVAL001" not in ids(rep)
+
+
+def test_lag_features_then_shuffled_split(tmp_path):
+    rep = scan_cells(tmp_path, [SK, 'df = pd.read_csv("s.csv", parse_dates=["date"])\n'
+                                     'df["lag1"] = df["sales"].shift(1)\ndf = df.dropna()',
+                                'X = df.drop(columns=["sales", "date"])\ny = df["sales"]\n' + SPLIT +
+                                "\nRidge().fit(X_train, y_train)"])
+    [f] = of(rep, "TIME001")
+    assert "`.shift()` in cell 2" in f.message and f.severity.value == "error"
+
+
+def test_time_ordered_with_chronological_split_or_tss(tmp_path):
+    head = 'df = pd.read_csv("s.csv", parse_dates=["date"])\ndf["roll"] = df["sales"].rolling(7).mean()\n' \
+           'X = df.drop(columns=["sales"])\ny = df["sales"]'
+    rep = scan_cells(tmp_path, [SK, head, "X_train, X_test, y_train, y_test = train_test_split(X, y, shuffle=False)\n"
+                                          "Ridge().fit(X_train, y_train)\n"
+                                          "cross_val_score(Ridge(), X, y, cv=TimeSeriesSplit(5))"])
+    assert "TIME001" not in ids(rep)
+    rep2 = scan_cells(tmp_path, [SK, head, "cross_val_score(Ridge(), X, y, cv=KFold(5, shuffle=True, "
+                                           "random_state=0))"], name="kf.ipynb")
+    assert "TIME001" in ids(rep2)
+
+
+def test_plain_tabular_data_with_random_split(tmp_path):
+    rep = scan_cells(tmp_path, [SK, LOAD, SPLIT + "\nLogisticRegression().fit(X_train, y_train)"])
+    assert "TIME001" not in ids(rep)
