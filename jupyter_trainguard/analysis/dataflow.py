@@ -753,7 +753,6 @@ class Flow:
         else:
             return None
         hyper = any(a is not None and a.hyper for a in list(args) + list(kws.values()))
-        hyper = hyper or any(self.loops and k == "hyper" for _, k in self.loops[-1:]) and hyper
         shuffle = None
         if ekind == "splitter":
             sh = _kw(e, "shuffle")
@@ -1037,8 +1036,6 @@ class Flow:
 
     def fit_event(self, est: Est, method: str, x: Value | None, y: Value | None, e: ast.AST) -> FitEvent:
         fe = FitEvent(next(_COUNTER), est, method, x, y, self.cell, e, tuple(self.loops))
-        if any(k == "hyper" for _, k in self.loops) and x is not None and est.ekind != "transformer":
-            pass
         est.fitted = fe
         self.fits.append(fe)
         return fe

@@ -16,7 +16,6 @@ from .parsed import ParsedNotebook, last_part
 
 TRACKING_ROOTS = frozenset({"mlflow", "wandb", "neptune", "comet_ml", "clearml", "aim", "dvclive", "tensorboardX",
                             "trackio", "swanlab"})
-_LEAVES = frozenset({ast.Load, ast.Store, ast.Del, ast.Constant, str, int, float, bool, bytes})
 SEED_ALL = frozenset({"seed_everything", "set_seed", "set_random_seed", "enable_full_determinism",
                       "seed_all", "fix_seed", "set_seeds", "set_global_seed", "seed_torch", "setup_seed",
                       "reset_seeds", "seed_worker"})
@@ -63,51 +62,45 @@ class Usage:
 
     @classmethod
     def build(cls, parsed: ParsedNotebook) -> Usage:
+        """Index the notebook's nodes (reusing the parser's one walk when it offers `nodes`)."""
         u = cls(parsed)
-        for i, (cell, tree) in enumerate(parsed.trees):
+        for i, (cell, _) in enumerate(parsed.trees):
             u.order[cell.index] = i
-            u._walk(tree, cell, i, None)
+        nodes = getattr(parsed, "nodes", None)
+        if nodes is None:  # an older ParsedNotebook without the shared node list
+            nodes = [(cell, n) for cell, tree in parsed.trees for n in ast.walk(tree)]
+        ranges: list[tuple[int, int, int, str]] = []  # (cell index, first line, last line, function name)
+        loops = []
+        for cell, node in nodes:
+            t = type(node)
+            if t is ast.Call:
+                u.calls.append(CallSite((u.order.get(cell.index, 0), node.lineno, node.col_offset), cell, node,
+                                        parsed.qualname(node.func), None))
+            elif t is ast.Assign:
+                u.assigns.append((cell, node))
+                if type(node.value) is ast.Call:
+                    q = parsed.qualname(node.value.func)
+                    u.assigned_calls.extend((tg.id, q) for tg in node.targets if type(tg) is ast.Name)
+            elif t in (ast.With, ast.AsyncWith, ast.Try):
+                u.blocks.append((cell, node))
+            elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+                u.funcs[node.name] = node
+                ranges.append((cell.index, node.lineno, node.end_lineno or node.lineno, node.name))
+            elif t in (ast.For, ast.AsyncFor, ast.While):
+                loops.append((cell, node))
+        if ranges:
+            for c in u.calls:
+                c.in_func = _enclosing(ranges, c.cell.index, c.node.lineno)
+        for cell, loop in loops:
+            fn = _enclosing(ranges, cell.index, loop.lineno) if ranges else None
+            parents = tuple(o for oc, o in loops if oc is cell and o is not loop and o.lineno <= loop.lineno and
+                            (o.end_lineno or o.lineno) >= (loop.end_lineno or loop.lineno) and
+                            (not ranges or _enclosing(ranges, cell.index, o.lineno) == fn))
+            u.loops.append((cell, loop, parents))
         u.calls.sort(key=lambda c: c.pos)
         for items in (u.loops, u.assigns, u.blocks):
             items.sort(key=lambda x: (u.order.get(x[0].index, 0), x[1].lineno, x[1].col_offset))
         return u
-
-    def _walk(self, root: ast.AST, cell: Cell, order: int, func: str | None, loops: tuple = ()) -> None:
-        """One iterative pass over `root` (inline field access: this is the hot loop of the scan)."""
-        stack: list[tuple[ast.AST, str | None, tuple]] = [(root, func, loops)]
-        skip = _LEAVES
-        while stack:
-            node, fn, lps = stack.pop()
-            for name in node._fields:
-                val = getattr(node, name, None)
-                if val is None or type(val) in skip:
-                    continue
-                children = val if type(val) is list else (val,)
-                for child in children:
-                    if not isinstance(child, ast.AST) or type(child) in skip:
-                        continue
-                    t = type(child)
-                    if t is ast.Call:
-                        self.calls.append(CallSite((order, child.lineno, child.col_offset), cell, child,
-                                                   self.parsed.qualname(child.func), fn))
-                    elif t is ast.Assign:
-                        self.assigns.append((cell, child))
-                        if type(child.value) is ast.Call:
-                            q = self.parsed.qualname(child.value.func)
-                            for tg in child.targets:
-                                if type(tg) is ast.Name:
-                                    self.assigned_calls.append((tg.id, q))
-                    elif t in (ast.With, ast.AsyncWith, ast.Try):
-                        self.blocks.append((cell, child))
-                    elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
-                        self.funcs[child.name] = child
-                        stack.append((child, child.name, ()))
-                        continue
-                    elif t in (ast.For, ast.AsyncFor, ast.While):
-                        self.loops.append((cell, child, lps))
-                        stack.append((child, fn, lps + (child,)))
-                        continue
-                    stack.append((child, fn, lps))
 
     def pos(self, cell: Cell, node: ast.AST) -> tuple[int, int, int]:
         return (self.order.get(cell.index, 0), getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
@@ -192,6 +185,15 @@ class Usage:
                           "CSVLogger") for c in self.calls):
             roots.add("tensorboard")
         return roots
+
+
+def _enclosing(ranges: list[tuple[int, int, int, str]], cell: int, line: int) -> str | None:
+    """The innermost notebook function (by line range) around `line` of `cell`."""
+    best = None
+    for c, first, last, name in ranges:
+        if c == cell and first < line <= last and (best is None or first > best[0]):
+            best = (first, name)
+    return best[1] if best else None
 
 
 def usage_of(ctx) -> Usage:

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         from ..report.render import render_markdown
         from ..report.review import audit_checkpoints
 
-        print(render_markdown(audit_checkpoints(args.files, args.unsafe_load)))
+        print(render_markdown(audit_checkpoints(args.files, args.unsafe_load, results=results)))
     else:
         print("\n\n".join(describe(r) for r in results))
     missing = [r["path"] for r in results if r.get("error") == "no such file or directory"]

@@ -295,8 +295,8 @@ class FixContext:
             where = wc.label() if wc is not None else "notebook"
             orig_line = wc.original_line(line) if (wc is not None and line) else None
             self.left.append(Left(self.path, rid, where, orig_line,
-                                  f"{detail} This fix can change behaviour ({summary}); rerun with --unsafe "
-                                  "to apply it.", fx.id))
+                                  f"an unsafe fix is available but was not applied ({summary}); rerun with "
+                                  f"--unsafe to apply it. It would resolve this: {detail}", fx.id))
             return False
         orig_line = wc.original_line(line) if (wc is not None and line) else None
         do()

@@ -172,13 +172,14 @@ def _verify(old: str, new: str, nb: Notebook) -> None:
 def _explain_remaining(result: FileResult, after: Report, ctx: FixContext, fixers: list[Fixer]) -> None:
     fixable = {r for fx in fixers for r in fx.rules}
     already = {(x.rule_id, x.where) for x in result.left}
+    explained = {x.rule_id for x in result.left if x.fixer}  # a fixer already said why this rule is left
     unparsable = {u.split(" ", 2)[1]: u for u in ctx.unparsable()}
     for f in after.findings:
         if f.rule_id not in fixable:
             result.unfixable[f.rule_id] = result.unfixable.get(f.rule_id, 0) + 1
             continue
         where = f"cell {f.location.cell + 1}" if f.location.cell is not None else "notebook"
-        if (f.rule_id, where) in already or f.rule_id not in ctx.selected:
+        if (f.rule_id, where) in already or f.rule_id in explained or f.rule_id not in ctx.selected:
             continue
         number = str(f.location.cell + 1) if f.location.cell is not None else ""
         reason = (f"{unparsable[number]}, so it was not fixed automatically" if number in unparsable else

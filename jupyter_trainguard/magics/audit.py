@@ -95,6 +95,8 @@ class TrainAuditMagics(Magics):
                 print(f"%trainaudit --last: {exc}")
                 return None
         if args.paths:
+            if args.rerun is not None:
+                print("%trainaudit: --rerun applies to the live session only; ignored for PATH")
             audit, errors = review.audit_paths(args.paths, selection, checkpoints=args.checkpoint,
                                                unsafe_load=args.unsafe_load)
             for err in errors:

@@ -37,7 +37,11 @@ def _in_components(filename: str) -> bool:
 
 def describe_error(exc: BaseException) -> dict[str, Any]:
     """Type, message, the innermost frame inside the components, and a short traceback."""
-    out: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not break the report
+        message = f"<{type(exc).__name__} whose message cannot be shown>"
+    out: dict[str, Any] = {"type": type(exc).__name__, "message": message[:2000]}
     if isinstance(exc, SystemExit):
         out["exit_code"] = exc.code if isinstance(exc.code, (int, str, type(None))) else repr(exc.code)
         out["message"] = f"sys.exit({exc.code!r}) was called"

@@ -111,8 +111,11 @@ def build_audit(reports: list[Report], signals: Signals, *, subject: str, mode: 
                         generated_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     grouped = _group(findings)
     applicability = _applicability(signals, grouped, live_time_columns or [], checkpoints or [], reports, run)
+    if mode == "checkpoint":
+        for key in ("reproducibility", "split", "temporal", "tracking"):
+            applicability[key] = "only checkpoint files were reviewed"
     passed_by_part: dict[str, list[str]] = {}
-    with_findings = {f.rule_id for f in findings}
+    with_findings = {f.rule_id for f in findings} | {s.finding.rule_id for s in suppressed}
     for rid in sorted(rules_run - with_findings):
         r: Rule | None = catalogue.get(rid)
         part = part_of(rid, r.category if r else "")
@@ -181,6 +184,8 @@ _FAMILY_LABEL = {"python": "Python random", "numpy": "NumPy", "torch": "PyTorch"
 
 
 def _reproducibility(part: Part, audit: AuditReport, s: Signals, env_start: str | None, **_: Any) -> None:
+    if part.status == "not applicable":
+        return
     seeded: dict[str, Fact] = {}
     for f in s.seeds:
         fam = f.data.get("family")
@@ -228,8 +233,6 @@ def _reproducibility(part: Part, audit: AuditReport, s: Signals, env_start: str 
         part.lines.append(Line("Rerun", f"could not run: {rr['error']}"))
     else:
         part.lines.append(Line("Rerun", rr["summary"]))
-    if part.status == "not applicable":
-        return
     coverage = f"{sum(covered)}/{len(covered)} RNG families seeded" if covered else "no RNG use seen"
     if rr and not rr.get("error") and rr.get("matched") is False:
         part.status = "issues"
@@ -247,6 +250,8 @@ def _reproducibility(part: Part, audit: AuditReport, s: Signals, env_start: str 
 
 
 def _split(part: Part, audit: AuditReport, s: Signals, **_: Any) -> None:
+    if part.status == "not applicable":
+        return
     if s.splits:
         for f in s.splits:
             part.lines.append(_fact_line("Split", f))
@@ -257,8 +262,6 @@ def _split(part: Part, audit: AuditReport, s: Signals, **_: Any) -> None:
         part.lines.append(_fact_line("Preprocessing fit", f))
     if not preprocessing:
         part.lines.append(Line("Preprocessing fit", "no scaler/encoder/imputer/resampler fit was seen"))
-    if part.status == "not applicable":
-        return
     leaks = [f for f in part.findings if f.severity.rank >= Severity.WARNING.rank]
     early = [f for f in preprocessing if f.data.get("before_split")]
     if leaks:

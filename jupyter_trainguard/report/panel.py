@@ -10,6 +10,9 @@ from .model import AuditReport
 from .render import _part_html, checked_html, findings_table_html, provenance_html, where
 
 SORTS = ("priority", "severity", "location", "rule")
+TAB_TITLES = {"reproducibility": "1 Reproducibility", "split": "2 Split & leakage", "temporal": "3 Temporal",
+              "checkpointing": "4 Checkpointing", "tracking": "5 Tracking", "findings": "6 Findings",
+              "next": "7 Next action"}
 
 
 def sort_findings(findings: list[Finding], by: str) -> list[Finding]:
@@ -69,7 +72,7 @@ class AuditPanel:
             else:
                 box = w.HTML(_part_html(p))
             tabs.append(box)
-            titles.append(p.title.split(". ", 1)[-1])
+            titles.append(TAB_TITLES.get(p.key, p.title))
         tabs.append(w.HTML(checked_html(audit)))
         titles.append("Checked")
         tabs.append(w.HTML(provenance_html(audit)))

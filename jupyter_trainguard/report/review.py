@@ -84,9 +84,15 @@ def audit_paths(paths: Sequence[str], selection: Selection = Selection(), config
     return audit, result.errors
 
 
-def audit_checkpoints(checkpoints: Sequence[str], unsafe_load: bool = False) -> AuditReport:
-    """Review checkpoint files alone (part 4 filled, the others not applicable)."""
-    ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
+def audit_checkpoints(checkpoints: Sequence[str], unsafe_load: bool = False,
+                      results: list[dict[str, Any]] | None = None) -> AuditReport:
+    """Review checkpoint files alone (part 4 filled, the others not applicable); `results` reuses audits."""
+    if results is None:
+        ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
+    else:
+        from .checkpoint_audit import checkpoint_findings
+
+        ck, ck_findings = results, [f for r in results for f in checkpoint_findings(r)]
     signals = Signals()
     return build_audit([], signals, subject=", ".join(checkpoints), mode="checkpoint", checkpoints=ck,
                        extra_findings=ck_findings)

@@ -129,8 +129,7 @@ def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="CKPT003", name="torch-load-without-weights-only", category="checkpointing", severity="warning",
-    rationale="torch.load without weights_only unpickles arbitrary objects (code execution on untrusted files) "
-              "and behaves differently across torch versions (the default changed in 2.6).",
+    rationale="torch.load without weights_only unpickles arbitrary objects, and its default changed in torch 2.6.",
     impact="Loading may run foreign code, or fail/behave differently on another torch version.",
     fix="torch.load(path, weights_only=True) (allow-list extra types with torch.serialization.add_safe_globals).",
     bad="state = torch.load('ckpt.pt')", good="state = torch.load('ckpt.pt', weights_only=True)",

@@ -77,8 +77,8 @@ def _env_sets(ctx: NotebookContext) -> Iterator[tuple]:
 
 @rule(
     id="DET002", name="determinism-env-set-too-late", category="reproducibility.determinism", severity="warning",
-    rationale="PYTHONHASHSEED is read only when the interpreter starts, and CUBLAS_WORKSPACE_CONFIG only when "
-              "cuBLAS initialises; setting them from a running notebook has no effect (after CUDA use).",
+    rationale="PYTHONHASHSEED is read at interpreter start and CUBLAS_WORKSPACE_CONFIG at cuBLAS init: setting "
+              "them from a running notebook is too late.",
     impact="The run looks configured for determinism but is not: hash order / cuBLAS results still vary.",
     fix="Set them in the kernel's environment (kernel.json `env`, the shell that starts Jupyter, or a %env before "
         "any CUDA call for CUBLAS only).",

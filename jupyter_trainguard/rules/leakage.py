@@ -125,8 +125,8 @@ def _preprocessing(flow: Flow, holdouts: dict[int, Value], trained: list[Value])
 
 @rule(
     id="LEAK002", name="resampling-before-split", category="leakage.overlap", severity="error",
-    rationale="Oversampling (SMOTE, RandomOverSampler, resample with replacement) or augmentation before the "
-              "split puts copies or near-copies of the same rows into both training and evaluation data.",
+    rationale="Oversampling (SMOTE, resample with replacement) or augmentation before the split puts copies of "
+              "rows into both training and evaluation data.",
     impact="Evaluation rows are (near-)duplicates of training rows, so scores are far too high.",
     fix="Split first and resample/augment only the training split (imblearn Pipeline inside cross-validation).",
     bad="X_res, y_res = SMOTE().fit_resample(X, y)\nX_tr, X_te, y_tr, y_te = train_test_split(X_res, y_res)",
@@ -158,9 +158,8 @@ def resampling_before_split(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="LEAK003", name="train-test-overlap", category="leakage.overlap", severity="error",
-    rationale="The model is trained on rows that are also in the evaluation data: it was fitted on the full data, "
-              "on a set that includes the test split, after the data was duplicated, or after splitting the same "
-              "source twice.",
+    rationale="The model is trained on rows that are also in its evaluation data (fitted on the full data, on a "
+              "set including the test split, or duplicated data).",
     impact="The evaluation measures memorisation of seen rows, not generalisation.",
     fix="Train only on the training split; keep one split of each source and never concatenate test rows into "
         "the training data.",

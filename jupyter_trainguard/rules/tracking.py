@@ -57,8 +57,8 @@ def _closed_in_finally(ctx: NotebookContext) -> bool:
 
 @rule(
     id="TRACK002", name="run-not-closed-on-failure", category="tracking", severity="warning",
-    rationale="mlflow.start_run()/wandb.init() outside a `with` block (and without end_run/finish in a finally) "
-              "stays open when a cell fails; in a notebook the kernel lives on.",
+    rationale="mlflow.start_run()/wandb.init() outside a `with` block (or a finally that ends it) stays open when "
+              "a cell fails; the kernel lives on.",
     impact="The next start_run fails ('Run ... is already active') or logs into the wrong run; the crashed run "
            "shows as RUNNING or FINISHED instead of FAILED.",
     fix="Use `with mlflow.start_run():` / `with wandb.init() as run:` (or end_run/finish in a finally block).",

@@ -72,8 +72,10 @@ def largest_objects(user_ns: dict[str, Any], device_only: bool, limit: int = 5) 
                 device = tensors[0].device.type if tensors else "cpu"
             elif not device_only and type(value).__module__.startswith("numpy") and hasattr(value, "nbytes"):
                 nbytes, kind, device = int(value.nbytes), "array", "cpu"
-            elif not device_only and type(value).__name__ == "DataFrame" and hasattr(value, "memory_usage"):
-                nbytes, kind, device = int(value.memory_usage(index=False, deep=False).sum()), "frame", "cpu"
+            elif not device_only and type(value).__name__ == "DataFrame" and hasattr(value, "dtypes"):
+                # rows x item sizes: cheap (memory_usage() builds a Series per column), exact for numeric frames
+                nbytes = value.shape[0] * sum(getattr(dt, "itemsize", 8) for dt in value.dtypes)
+                kind, device = "frame", "cpu"
         except Exception:  # noqa: BLE001 - odd objects are skipped
             continue
         if nbytes and (not device_only or device != "cpu"):

@@ -50,8 +50,8 @@ def test_panel_sorts_and_shows_cell_code(shell):
     assert len(audit.findings) >= 2
     panel = AuditPanel(audit)
     titles = [panel.tabs.get_title(i) for i in range(len(panel.tabs.children))]
-    assert titles == ["Reproducibility verdict", "Split & leakage audit", "Temporal correctness", "Checkpointing",
-                      "Experiment tracking", "Findings", "Next safe action", "Checked", "Provenance"]
+    assert titles == ["1 Reproducibility", "2 Split & leakage", "3 Temporal", "4 Checkpointing", "5 Tracking",
+                      "6 Findings", "7 Next action", "Checked", "Provenance"]
     panel.sort.value = "rule"
     labels = [label for label, _ in panel.list.options]
     assert [lab.split(" ")[1] for lab in labels] == sorted(f.rule_id for f in audit.findings)

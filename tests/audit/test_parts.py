@@ -139,7 +139,7 @@ def test_inline_ignore_is_listed_as_ignored(tmp_path):
     nb = write_notebook(tmp_path / "ignored.ipynb", cells)
     audit, _ = audit_paths([str(nb)])
     assert [s.finding.rule_id for s in audit.ignored] == ["SEED004"]
-    assert "SEED004" not in {f.rule_id for f in audit.findings}
+    assert "SEED004" not in {f.rule_id for f in audit.findings} and "SEED004" not in audit.passed
 
 
 def test_selection_shows_skipped_rules(leaky_nb):

@@ -141,6 +141,14 @@ def test_python_file_in_editor_lists_findings_with_lines(page, lab):
     # the cursor moved to file line 9 (status bar "Ln 9, Col 1")
     expect(page.get_by_role("button", name="Ln 9, Col 1")).to_be_visible()
 
+    # the launcher card opens the panel again after it was collapsed
+    page.locator(TAB).click()
+    expect(page.locator(PANEL)).to_be_hidden()
+    page.locator('.jp-FileBrowser [data-command="launcher:create"]').first.click()
+    card = page.locator(".jp-LauncherCard", has_text="TrainGuard: Show Findings Panel")
+    card.click()
+    expect(page.locator(PANEL)).to_be_visible()
+
 
 def test_readme_screenshot_is_current():
     docs = Path(__file__).resolve().parents[2] / "docs" / "lab_panel.png"

@@ -165,6 +165,7 @@ async def test_jupytext_script_findings_carry_file_lines(jp_fetch, jp_root_dir):
     assert nb001["location"]["cell"] == 2
 
 
-async def test_extension_is_enabled_by_shipped_config():
-    config = Path(__file__).resolve().parents[2] / "jupyter-config" / "jupyter_server_config.d" / "jupyter_trainguard.json"
+def test_extension_is_enabled_by_shipped_config():
+    config_d = Path(__file__).resolve().parents[2] / "jupyter-config" / "jupyter_server_config.d"
+    config = config_d / "jupyter_trainguard.json"
     assert json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]["jupyter_trainguard"] is True
