@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,30 +43,6 @@ def cst_dotted(node: Any) -> str:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return ""
-
-
-def _call_collector_class():
-    import libcst as cst
-
-    class CallCollector(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.found: list[cst.Call] = []
-
-        def visit_Call(self, node: cst.Call) -> None:
-            self.found.append(node)
-
-    return CallCollector
-
-
-def _CallCollector():  # noqa: N802 - a lazily built class, used like one
-    global _COLLECTOR
-    if _COLLECTOR is None:
-        _COLLECTOR = _call_collector_class()
-    return _COLLECTOR()
-
-
-_COLLECTOR = None
 
 
 @dataclass
@@ -131,12 +106,7 @@ class FixContext:
         views = self.views()
         if self._aliases is not None and self._aliases[0] is views:
             return self._aliases[1]
-        trees = []
-        for v in self.views():
-            try:
-                trees.append(ast.parse(v.parsed.code))
-            except (SyntaxError, ValueError):
-                continue
+        trees = [t for t in (v.parsed.tree() for v in views) if t is not None]
         self._aliases = (views, collect_aliases(trees))
         return self._aliases[1]
 
@@ -157,9 +127,7 @@ class FixContext:
         """Every call in document order with its resolved qualified name."""
         aliases = self.aliases
         for v in self.views():
-            collector = _CallCollector()
-            v.parsed.module.visit(collector)
-            for node in collector.found:
+            for node in v.parsed.calls():
                 yield v, node, self.qualname(node.func, aliases)
 
     def top_statements(self) -> Iterator[tuple[View, Any]]:

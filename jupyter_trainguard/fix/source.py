@@ -37,6 +37,28 @@ class ParsedSource:
     def text(self, node) -> str:
         return self.module.code_for_node(node)
 
+    def calls(self) -> list:
+        """Every libcst Call node of the cell, in source order (computed once per parsed source)."""
+        cached = self.__dict__.get("_calls")
+        if cached is None:
+            import libcst as cst
+
+            cached = [n for n in self.positions if isinstance(n, cst.Call)]
+            cached.sort(key=lambda n: (self.positions[n].start.line, self.positions[n].start.column))
+            self.__dict__["_calls"] = cached
+        return cached
+
+    def tree(self):
+        """The cell's `ast` module (None when `ast` cannot parse it), computed once."""
+        if "_tree" not in self.__dict__:
+            import ast
+
+            try:
+                self.__dict__["_tree"] = ast.parse(self.code)
+            except (SyntaxError, ValueError):
+                self.__dict__["_tree"] = None
+        return self.__dict__["_tree"]
+
     def line(self, n: int) -> str:
         lines = self.source.split("\n")
         return lines[n - 1] if 0 < n <= len(lines) else ""

@@ -177,7 +177,10 @@ def estimate_check(shell: Any, cell: str, opts: GuardOptions, pre: _Pre) -> None
                                                       f"available: {exc}"}
         return
     try:
-        est = estimate_for_cell(shell.user_ns, cell, opts.estimate or None)
+        try:
+            est = estimate_for_cell(shell.user_ns, cell, opts.estimate or None, budget=opts.memory_budget)
+        except TypeError:  # an estimator without the budget option
+            est = estimate_for_cell(shell.user_ns, cell, opts.estimate or None)
     except Exception as exc:  # noqa: BLE001 - an estimator bug must not block training
         run.estimate = {"available": False, "reason": f"estimate failed: {type(exc).__name__}: {exc}"}
         return

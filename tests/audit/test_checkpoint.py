@@ -106,6 +106,10 @@ def test_cli_checkpoint_command(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data[0]["components"]["optimizer"] is True and data[0]["findings"] == []
     assert main(["checkpoint", str(tmp_path / "missing.pt")]) == 2
+    assert main(["checkpoint", str(tmp_path / "w.pt"), "--format", "md", "--fail-on", "never"]) == 0
+    md = capsys.readouterr().out
+    assert "**NOT RESUMABLE: checkpoints lack optimizer state, epoch / step counter.**" in md
+    assert "| CKPT102 (error) |" in md and "Not applicable: only checkpoint files were reviewed." in md
 
 
 def test_magic_checkpoint_fills_part_four(shell, tmp_path):

@@ -238,3 +238,21 @@ def test_layouts_comments_and_nested_calls(nbdir):
         "scores = cross_val_score(make_pipeline(StandardScaler(), LR(random_state=SEED)), X, y, "
         "cv=KFold(5, shuffle=True, random_state=SEED))\n"
         "if True:\n\tparts = train_test_split(X, y,\n\t\tstratify=y,\n\t\trandom_state=SEED)  # keep classes")
+
+
+def test_cli_json_list_and_unreadable_files(nbdir, capsys):
+    from jupyter_trainguard.fix import all_fixers, rule_fix_safety
+
+    assert main(["fix", "--list-fixers"]) == 0
+    listed = capsys.readouterr().out
+    assert all(fx.id in listed for fx in all_fixers())
+    assert rule_fix_safety()["SEED004"] == "safe" and rule_fix_safety()["LEAK001"] == "unsafe"
+    path = sklearn_nb(nbdir / "j.ipynb")
+    assert main(["fix", "--format", "json", "--select", "SEED004", str(path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "fixed" and {c["rule_id"] for c in data["changes"]} == {"SEED004"}
+    bad = nbdir / "bad.ipynb"
+    bad.write_text('{"cells": [', encoding="utf-8")
+    assert main(["fix", str(bad)]) == 2
+    assert bad.read_text(encoding="utf-8") == '{"cells": ['
+    assert "not valid JSON" in capsys.readouterr().out

@@ -98,6 +98,24 @@ def test_estimate_is_shown_or_explained(shell):
         assert est["total_bytes"] > 0 and ("MEM003" in shell.ids()) == (est["total_bytes"] > 1024)
 
 
+def test_estimate_over_budget_is_mem003_and_strict_refuses(shell):
+    pytest.importorskip("torch")
+    shell.run("import torch\nfrom torch import nn\nmodel = nn.Linear(256, 256)\n"
+              "opt = torch.optim.Adam(model.parameters())\nxb, yb = torch.randn(32, 256), torch.randn(32, 256)\n"
+              "loss_fn = nn.MSELoss()")
+    step = "loss = loss_fn(model(xb), yb)\nopt.zero_grad(); loss.backward(); opt.step()\nstepped = True"
+    shell.run("%%guarded_train --quiet --estimate --memory-budget 64GiB\n" + step)
+    est = shell.last.estimate
+    assert est["available"] and est["total_bytes"] > 0 and "MEM003" not in shell.ids()
+    shell.run("%%guarded_train --quiet --estimate --memory-budget 1MiB\n" + step)
+    (m,) = [f for f in shell.last.findings if f.rule_id == "MEM003"]
+    assert m.severity.value == "warning" and m.evidence["estimate_bytes"] == shell.last.estimate["total_bytes"]
+    del shell.ns["stepped"]
+    result = shell.run("%%guarded_train --quiet --strict --no-static --estimate --memory-budget 1MiB\n" + step,
+                       ok=False)
+    assert "MEM003" in str(result.error_in_exec) and "stepped" not in shell.ns
+
+
 def test_last_run_matches_namespace(shell):
     from jupyter_trainguard.runtime import last_run
 

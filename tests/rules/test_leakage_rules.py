@@ -184,8 +184,10 @@ def test_no_training_notebook_is_quiet(tmp_path):
     "    print(svc.score(X_test, y_test))",
     "Ns = [10, 50, 100]\nfor n in Ns:\n    m = RF(n_estimators=n, random_state=0).fit(X_train, y_train)\n"
     "    print(n, m.score(X_test, y_test))",
-    "for p in ParameterGrid({'C': [1, 10]}):\n    m = SVC(**p).fit(X_train, y_train)\n    print(p, m.score(X_test, y_test))",
-    "best, best_m = 0, None\nfor m in [SVC(), RF(random_state=0)]:\n    acc = m.fit(X_train, y_train).score(X_test, y_test)\n"
+    "for p in ParameterGrid({'C': [1, 10]}):\n    m = SVC(**p).fit(X_train, y_train)\n"
+    "    print(p, m.score(X_test, y_test))",
+    "best, best_m = 0, None\nfor m in [SVC(), RF(random_state=0)]:\n"
+    "    acc = m.fit(X_train, y_train).score(X_test, y_test)\n"
     "    if acc > best:\n        best, best_m = acc, m",
 ])
 def test_hyperparameter_search_styles_on_test(tmp_path, body):
