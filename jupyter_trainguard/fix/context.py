@@ -211,9 +211,10 @@ class FixContext:
         self.created_seed = "SEED"
 
     # -- cross-checking with the engine ---------------------------------------------------------------------------
-    def allowed(self, rule_id: str, view: View, start: int, end: int | None = None) -> bool:
-        """May the fix for `rule_id` touch this place? The engine must report the rule there when the rule
-        exists; otherwise the fixer's own detector decides, and inline suppressions are honoured."""
+    def allowed(self, rule_id: str, view: View, start: int, end: int | None = None, scope: str = "line") -> bool:
+        """May the fix for `rule_id` touch this place? The engine must report the rule there (on those lines, or
+        anywhere in the cell with scope="cell") when the rule exists; otherwise the fixer's own detector decides,
+        and inline suppressions are honoured."""
         if rule_id not in self.selected:
             return False
         wc = view.cell
@@ -223,7 +224,8 @@ class FixContext:
         if self.engine.has_rule(rule_id):
             if not self.engine.ran(rule_id):
                 return False
-            return any(f.location.cell == wc.orig.index and (f.location.line is None or f.location.line in lines)
+            return any(f.location.cell == wc.orig.index and
+                       (scope == "cell" or f.location.line is None or f.location.line in lines)
                        for f in self.engine.of(rule_id))
         if not lines:
             return True

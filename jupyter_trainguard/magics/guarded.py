@@ -97,6 +97,8 @@ class GuardedTrainMagics(Magics):
         is explained (MEM001), open MLflow/W&B runs are closed as failed (GUARD001), a JSON report is written,
         and the same exception is raised again.
         The result is in `_trainguard_last` and `jupyter_trainguard.runtime.last_run()`.
+        Defaults for the options: `%config TrainGuard.seed = 0`, `%config TrainGuard.strict = True`, ...
+        (`%config TrainGuard` lists them).
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
         from ..display.run_panel import show_run

@@ -110,7 +110,7 @@ def build_audit(reports: list[Report], signals: Signals, *, subject: str, mode: 
                         checkpoints=list(checkpoints or []), run=run,
                         generated_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     grouped = _group(findings)
-    applicability = _applicability(signals, grouped, live_time_columns or [], checkpoints or [], reports, run)
+    applicability = _applicability(signals, live_time_columns or [], checkpoints or [], run)
     if mode == "checkpoint":
         for key in ("reproducibility", "split", "temporal", "tracking"):
             applicability[key] = "only checkpoint files were reviewed"
@@ -160,9 +160,8 @@ def _cell_key(f: Finding) -> str:
     return f"{f.location.path}#{f.location.cell}" if f.location.cell is not None else ""
 
 
-def _applicability(s: Signals, grouped: dict[str, list[Finding]], time_cols: list[str],
-                   checkpoints: list[dict[str, Any]], reports: list[Report], run: dict[str, Any] | None
-                   ) -> dict[str, str]:
+def _applicability(s: Signals, time_cols: list[str], checkpoints: list[dict[str, Any]],
+                   run: dict[str, Any] | None) -> dict[str, str]:
     """Part -> why it does not apply (absent when it applies)."""
     out: dict[str, str] = {}
     trains = bool(s.imports & ML_MODULES) or bool(s.fits) or bool(s.training) or run is not None
@@ -293,10 +292,12 @@ def _temporal(part: Part, audit: AuditReport, s: Signals, live_time_columns: lis
     if part.findings and part.status == "issues":
         part.verdict = "NOT CHRONOLOGICAL: time-ordered data is split or validated so the model can see the future."
     elif randoms and not chrono:
-        part.status = "issues" if part.status != "issues" else part.status
+        part.status = "issues"
         part.verdict = "AT RISK: time data is present but only random splits were seen."
     elif chrono:
         part.verdict = "Chronological handling seen; no temporal leakage found."
+        if part.status == "not checked":
+            part.status = "ok"
     else:
         part.verdict = "Time data present; no split seen to check."
 
@@ -370,7 +371,7 @@ def _tracking(part: Part, audit: AuditReport, s: Signals, **_: Any) -> None:
         part.status = "issues"
         part.verdict = "UNTRACKED: runs are not logged, so results cannot be compared or attributed."
     elif missing:
-        part.status = "issues" if part.status != "info" else "issues"
+        part.status = "issues"
         part.verdict = "PARTIAL: not logged: " + ", ".join(missing) + "."
     else:
         part.verdict = "Tracked: params, metrics, dataset version and commit are logged."

@@ -66,7 +66,9 @@ def _comparable(a: Any, b: Any) -> bool:
             return False
         if hasattr(a, "columns") != hasattr(b, "columns"):
             return False
-        return list(a.columns) == list(b.columns) if hasattr(a, "columns") else a.dtype == b.dtype
+        if hasattr(a, "columns"):
+            return list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes)
+        return a.dtype == b.dtype
     return _width(a) == _width(b) and getattr(a, "dtype", None) == getattr(b, "dtype", None)
 
 
@@ -102,6 +104,18 @@ def _rows_equal(a: Any, ia: np.ndarray, b: Any, ib: np.ndarray) -> np.ndarray:
     return eq.all(axis=1)
 
 
+def sorted_membership(ha: np.ndarray, hb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(argsort of ha, position of each hb in sorted ha, mask of hb values present in ha).
+
+    One sort of ha plus a binary search per hb value: several times faster than np.isin on millions of rows."""
+    order = np.argsort(ha)
+    sa = ha[order]
+    pos = np.searchsorted(sa, hb)
+    pos[pos == len(sa)] = 0
+    mask = sa[pos] == hb if len(sa) else np.zeros(len(hb), dtype=bool)
+    return order, pos, mask
+
+
 def overlap(ctx: DataContext, a: Split, b: Split) -> dict[str, Any] | None:
     """Exact row overlap of split b with split a: counts, ratio and a confirmation sample."""
     ra, rb = as_rows(a.value), as_rows(b.value)
@@ -110,15 +124,14 @@ def overlap(ctx: DataContext, a: Split, b: Split) -> dict[str, Any] | None:
     ha, hb = ctx.hashes(a), ctx.hashes(b)
     if ra is rb:
         return {"rows": len(hb), "overlapping_rows": len(hb), "ratio": 1.0, "same_object": True}
-    mask = np.isin(hb, ha)
+    order, pos, mask = sorted_membership(ha, hb)
     count = int(mask.sum())
     result = {"rows": int(len(hb)), "overlapping_rows": count, "ratio": count / max(1, len(hb))}
     if count:
         ib = np.flatnonzero(mask)
         if len(ib) > VERIFY_SAMPLE:
             ib = ib[np.linspace(0, len(ib) - 1, VERIFY_SAMPLE).astype(np.int64)]
-        order = np.argsort(ha, kind="stable")
-        ia = order[np.searchsorted(ha, hb[ib], sorter=order)]
+        ia = order[pos[ib]]
         confirmed = _rows_equal(ra, ia, rb, ib)
         result["confirmed_in_sample"] = f"{int(confirmed.sum())}/{len(ib)}"
         if not confirmed.any():

@@ -1,9 +1,10 @@
 """Vectorised per-row hashes of frames, arrays and tensors, without copying the data wholesale.
 
-Numeric rows are hashed by reading each row's bytes as 64-bit words and mixing them column by column with a
-splitmix64-style finaliser (one pass per word, in chunks of rows, so at most a chunk is ever materialised).
-Frames and object arrays go through `pandas.util.hash_pandas_object(index=False)`. Matches found by hash are
-confirmed on the raw rows for a sample, so a hash collision cannot produce a finding on its own.
+Numeric rows (arrays, tensors, all-numeric frames) are hashed by reading each row's bytes as 64-bit words and
+folding them in with xor-multiply-xorshift steps plus a splitmix64 finaliser, in chunks of rows, so at most one
+chunk is ever copied. Other frames and object arrays go through `pandas.util.hash_pandas_object(index=False)`.
+Matches found by hash are confirmed on the raw rows for a sample, so a hash collision cannot produce a finding
+on its own.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-CHUNK_ROWS = 262_144
+CHUNK_ROWS = 65_536
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
@@ -64,37 +65,49 @@ def n_rows(value: Any) -> int:
 
 
 def row_hashes(rows: Any) -> np.ndarray:
-    """One uint64 per row."""
+    """One uint64 per row (equal rows always get equal hashes)."""
     if hasattr(rows, "iloc"):
         import pandas as pd
 
+        frame = rows.to_frame() if not hasattr(rows, "columns") else rows
+        if len(frame.columns) and all(dt.kind in "biuf" for dt in frame.dtypes):
+            return _numeric_row_hashes(frame)  # row chunks of the frame, one small copy at a time
         return pd.util.hash_pandas_object(rows, index=False).to_numpy(dtype=np.uint64)
     arr = np.asarray(rows)
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
-    if arr.dtype.kind not in "biufcmMS?" or arr.dtype.kind == "O":
+    if arr.dtype.kind not in "biufcmMS?":
         import pandas as pd
 
         return pd.util.hash_pandas_object(pd.DataFrame(arr), index=False).to_numpy(dtype=np.uint64)
     return _numeric_row_hashes(arr)
 
 
-def _numeric_row_hashes(arr: np.ndarray) -> np.ndarray:
-    n = arr.shape[0]
+def _block(rows: Any, start: int, stop: int) -> np.ndarray:
+    if hasattr(rows, "iloc"):
+        return rows.iloc[start:stop].to_numpy()
+    return rows[start:stop]
+
+
+def _numeric_row_hashes(rows: Any) -> np.ndarray:
+    n = len(rows)
     out = np.empty(n, dtype=np.uint64)
+    shift = np.uint64(29)
     for start in range(0, n, CHUNK_ROWS):
-        block = arr[start:start + CHUNK_ROWS]
+        block = _block(rows, start, start + CHUNK_ROWS)
         # one chunk-sized copy at most; + 0.0 folds -0.0 into 0.0 so equal floats hash equally
-        block = block + 0.0 if block.dtype.kind in "fc" else np.ascontiguousarray(block)
-        raw = block.view(np.uint8).reshape(block.shape[0], -1)
+        block = np.ascontiguousarray(block + 0.0 if block.dtype.kind in "fc" else block)
+        raw = block.reshape(block.shape[0], -1).view(np.uint8)
         pad = (-raw.shape[1]) % 8
         if pad:
             raw = np.concatenate([raw, np.zeros((raw.shape[0], pad), dtype=np.uint8)], axis=1)
-        words = raw.view(np.uint64)
+        words = np.ascontiguousarray(raw.view(np.uint64).T)  # column-major: each word is a contiguous row
         h = np.full(block.shape[0], _GOLD, dtype=np.uint64)
-        for j in range(words.shape[1]):
-            h ^= words[:, j]
-            h = _mix(h)
-            h += _GOLD
-        out[start:start + block.shape[0]] = h
+        tmp = np.empty_like(h)
+        for w in words:
+            np.bitwise_xor(h, w, out=h)
+            np.multiply(h, _M1, out=h)
+            np.right_shift(h, shift, out=tmp)
+            np.bitwise_xor(h, tmp, out=h)
+        out[start:start + block.shape[0]] = _mix(h)
     return out

@@ -19,6 +19,8 @@ from ..registry import fixer
 from ..work import TextEdit
 from ._cst import Target, fix_each, line_indent
 
+CV_HELPERS = frozenset({"cross_val_score", "cross_validate", "cross_val_predict", "learning_curve",
+                        "validation_curve", "permutation_test_score"})
 PREPROCESSING = ("sklearn.preprocessing.", "sklearn.decomposition.", "sklearn.feature_selection.",
                  "sklearn.impute.", "sklearn.feature_extraction.", "sklearn.random_projection.")
 
@@ -37,6 +39,7 @@ class Shape:
     split_stmt: Any
     split_call: Any
     targets: list[str]
+    kind: str = "split"  # "split": train_test_split; "cv": cross_val_score & co. (fixed with a Pipeline)
 
 
 def _assign(stmt: Any) -> tuple[list[Any], Any] | None:
@@ -100,6 +103,14 @@ def _shapes(ctx: FixContext) -> Iterator[Shape | tuple[View, Any, str]]:
             continue
         scaled = a[0][0].value
         for sv, s2 in stmts[n + 1:]:
+            cv = _cv_call(ctx, sv, s2, scaled)
+            if cv is not None:
+                lines = (v.parsed.span(stmt)[0], sv.parsed.span(s2)[0])
+                if ctx.allowed("LEAK001", v, lines[0], v.parsed.span(stmt)[2]) or \
+                        ctx.allowed("LEAK001", sv, lines[1], sv.parsed.span(s2)[2]):
+                    yield Shape(v, stmt, scaled, args[0].value, args[1].value if len(args) > 1 else None,
+                                transformer, inline, cls, sv, s2, cv, [], kind="cv")
+                break
             b = _assign(s2)
             if not b or not isinstance(b[1], cst.Call) or \
                     ctx.qualname(b[1].func).rsplit(".", 1)[-1] != "train_test_split":
@@ -120,6 +131,24 @@ def _shapes(ctx: FixContext) -> Iterator[Shape | tuple[View, Any, str]]:
             yield Shape(v, stmt, scaled, args[0].value, args[1].value if len(args) > 1 else None, transformer,
                         inline, cls, sv, s2, split, names)
             break
+
+
+def _cv_call(ctx: FixContext, view: View, stmt: Any, scaled: str) -> Any | None:
+    """A `cross_val_score(model, <scaled>, ...)`-like call inside `stmt`, with the data passed by position."""
+    import libcst as cst
+
+    sl, _, el, _ = view.parsed.span(stmt)
+    for call in view.parsed.calls():
+        if not sl <= view.parsed.span(call)[0] <= el:
+            continue
+        q = ctx.qualname(call.func)
+        if not q.startswith("sklearn.") or q.rsplit(".", 1)[-1] not in CV_HELPERS or len(call.args) < 2:
+            continue
+        data = call.args[1]
+        if call.args[0].keyword is None and data.keyword is None and isinstance(data.value, cst.Name) and \
+                data.value.value == scaled:
+            return call
+    return None
 
 
 def _targets(ctx: FixContext) -> Iterator[Target]:
@@ -161,6 +190,8 @@ def split_first(ctx: FixContext) -> None:
                       f"`{shape.scaled}` is used elsewhere too, so moving the preprocessing would change other "
                       "code; fit it on the training split by hand (or use a Pipeline).")
             return False
+        if shape.kind == "cv":
+            return _into_pipeline(ctx, t, shape)
         n_arrays = len(shape.targets) // 2
         positional = [a for a in shape.split_call.args if a.keyword is None]
         y_pos = next((k for k, a in enumerate(positional[:n_arrays])
@@ -207,6 +238,52 @@ def split_first(ctx: FixContext) -> None:
         return True
 
     fix_each(ctx, _targets, fix)
+
+
+def _into_pipeline(ctx: FixContext, t: Target, shape: Shape) -> bool:
+    """`X_s = Scaler().fit_transform(X)` + `cross_val_score(model, X_s, y)` ->
+    `cross_val_score(make_pipeline(Scaler(), model), X, y)`: each fold fits the scaler on its own training part."""
+    fv, sv = shape.fit_view, shape.split_view
+    call = shape.split_call
+    local = next((k for k, q in ctx.aliases.items() if q == "sklearn.pipeline.make_pipeline"), None)
+    step = fv.parsed.text(shape.inline) if shape.inline is not None else shape.transformer
+    model = sv.parsed.text(call.args[0].value)
+    leaf = shape.cls.rsplit(".", 1)[-1]
+    helper = ctx.qualname(call.func).rsplit(".", 1)[-1]
+    fsl, _, fel, fec = fv.parsed.span(shape.fit_stmt)
+    old_text = fv.parsed.text(shape.fit_stmt.body[0]).replace("\n", " ")
+    indent = line_indent(fv.parsed, fsl)
+    comment = f"# moved into a Pipeline with the model (trainguard fix LEAK001): {old_text}"
+    if local is None:
+        comment += f"\n{indent}from sklearn.pipeline import make_pipeline"
+    edits_cv = [_replace(sv, call.args[0].value, f"{local or 'make_pipeline'}({step}, {model})"),
+                _replace(sv, call.args[1].value, shape.data)]
+    fit_edit = TextEdit(fsl, len(indent), fel, fec, comment)
+    detail = (f"{leaf} was fitted on all rows of {shape.data} before {helper}, so every validation fold had "
+              f"already been seen by it; it now runs inside make_pipeline({leaf}(...), model), which {helper} "
+              f"refits on each fold's training part. Scores will drop to honest values.")
+    if fv.cell is sv.cell:
+        return ctx.edit(sv, [fit_edit, *edits_cv], summary="preprocessing moved into a Pipeline", detail=detail,
+                        line=fsl)
+    if not ctx.edit(fv, [fit_edit], summary="preprocessing moved into a Pipeline", detail=detail, line=fsl):
+        return False
+    fresh = next((v for v in ctx.views() if v.cell is sv.cell), None)
+    cv = None
+    if fresh is not None:
+        stmt = next((s for s in fresh.parsed.module.body if s is shape.split_stmt), None)
+        cv = _cv_call(ctx, fresh, stmt, shape.scaled) if stmt is not None else None
+    if cv is None:
+        return True
+    ctx.edit(fresh, [_replace(fresh, cv.args[0].value, f"{local or 'make_pipeline'}({step}, {model})"),
+                     _replace(fresh, cv.args[1].value, shape.data)],
+             summary="model wrapped in a Pipeline", line=fresh.parsed.span(cv)[0],
+             detail=f"{helper} now gets the pipeline and the raw {shape.data}.")
+    return True
+
+
+def _replace(view: View, node: Any, text: str) -> TextEdit:
+    sl, sc, el, ec = view.parsed.span(node)
+    return TextEdit(sl, sc, el, ec, text)
 
 
 def _detail(shape: Shape, name: str, train: str, others: list[str]) -> str:

@@ -21,8 +21,8 @@ def time_ordered(ctx: FixContext) -> str | None:
         leaf = q.rsplit(".", 1)[-1]
         if kwarg(call, "parse_dates") is not None:
             return f"{v.cell.label()} parses dates (parse_dates=)"
-        if leaf in ("to_datetime", "date_range", "DatetimeIndex"):
-            return f"{v.cell.label()} calls {leaf}"
+        if leaf in ("to_datetime", "date_range", "DatetimeIndex", "rolling", "ewm", "resample", "pct_change"):
+            return f"{v.cell.label()} calls {leaf}()"
         if leaf in ("sort_values", "set_index", "sort_index") and call.args:
             arg = call.args[0].value
             texts = [arg] if isinstance(arg, cst.SimpleString) else \
@@ -47,7 +47,7 @@ def _targets(ctx: FixContext) -> Iterator[Target]:
                 continue
         else:
             continue
-        if ctx.allowed("TIME001", v, v.parsed.span(call)[0], v.parsed.span(call)[2]):
+        if ctx.allowed("TIME001", v, v.parsed.span(call)[0], v.parsed.span(call)[2], scope="cell"):
             yield Target(v, call, leaf)
 
 
