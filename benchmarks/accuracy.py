@@ -1,7 +1,9 @@
 """Precision/recall of the static ML rules on the labelled fixture notebooks, and scan time per notebook.
 
-Usage: python benchmarks/accuracy.py [--subset dev|heldout|all] [--json] [--verbose]
+Usage: python benchmarks/accuracy.py [--set accuracy|heldout|all] [--subset dev|heldout|all] [--json] [--verbose]
 Labels: tests/fixtures/accuracy/labels.json (regenerate notebooks with tests/fixtures/accuracy/generate.py).
+--set heldout scans the independent held-out set tests/fixtures/heldout/ (written by a second engineer, same
+label schema); --set all scans both sets together. The default (--set accuracy) is the original fixture set.
 """
 
 from __future__ import annotations
@@ -15,28 +17,42 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "accuracy"
+SETS = {"accuracy": FIXTURES, "heldout": ROOT / "tests" / "fixtures" / "heldout"}
 LEAK_CATEGORIES = ("leakage.preprocessing", "leakage.overlap", "leakage.multi-test", "leakage.target",
                    "leakage.temporal")
 MEASURED_PREFIXES = ("LEAK", "EVAL", "TIME", "SEED", "DET", "CKPT", "TRACK", "TRAIN")
 
 
-def ensure_notebooks() -> None:
-    if not (FIXTURES / "notebooks").is_dir() or not any((FIXTURES / "notebooks").glob("*.ipynb")):
+def ensure_notebooks(folder: Path = FIXTURES) -> None:
+    if not (folder / "notebooks").is_dir() or not any((folder / "notebooks").glob("*.ipynb")):
         import runpy
 
-        runpy.run_path(str(FIXTURES / "generate.py"), run_name="__main__")
+        runpy.run_path(str(folder / "generate.py"), run_name="__main__")
 
 
-def evaluate(subset: str = "all", repeat: int = 3) -> dict:
-    """Scan the fixtures; returns per-rule and per-category counts, precision/recall and timing."""
+def fixture_items(fixture_set: str = "accuracy") -> list[tuple[str, dict, Path]]:
+    """(name, label, notebook path) for one fixture set ("accuracy", "heldout") or both ("all")."""
+    items: list[tuple[str, dict, Path]] = []
+    for key in (("accuracy", "heldout") if fixture_set == "all" else (fixture_set,)):
+        folder = SETS[key]
+        ensure_notebooks(folder)
+        labels = json.loads((folder / "labels.json").read_text())
+        prefix = f"{key}/" if fixture_set == "all" else ""
+        items += [(prefix + name, lab, folder / "notebooks" / name) for name, lab in sorted(labels.items())]
+    return items
+
+
+def evaluate(subset: str = "all", repeat: int = 3, fixture_set: str = "accuracy") -> dict:
+    """Scan the fixtures; returns per-rule and per-category counts, precision/recall and timing.
+
+    `subset` filters the accuracy set by its own `heldout` flag; `fixture_set` picks the folder(s) to scan.
+    """
     sys.path.insert(0, str(ROOT))
     from jupyter_trainguard.config import Config
     from jupyter_trainguard.engine import analyze_notebook
     from jupyter_trainguard.notebook.load import load_notebook
     from jupyter_trainguard.rules.registry import all_rules
 
-    ensure_notebooks()
-    labels = json.loads((FIXTURES / "labels.json").read_text())
     rules = {r.id: r for r in all_rules() if r.id.startswith(MEASURED_PREFIXES) and r.scope == "notebook"}
     config = Config(root=FIXTURES)
     counts: dict[str, dict[str, int]] = {}
@@ -45,11 +61,11 @@ def evaluate(subset: str = "all", repeat: int = 3) -> dict:
     cpu: list[float] = []
     mistakes: list[str] = []
     n = 0
-    for name, lab in sorted(labels.items()):
+    for name, lab, path in fixture_items(fixture_set):
         if subset == "dev" and lab["heldout"] or subset == "heldout" and not lab["heldout"]:
             continue
         n += 1
-        nb = load_notebook(FIXTURES / "notebooks" / name)
+        nb = load_notebook(path)
         best = cpu_best = None
         for _ in range(repeat):
             t0, c0 = time.perf_counter(), time.process_time()
@@ -77,7 +93,7 @@ def evaluate(subset: str = "all", repeat: int = 3) -> dict:
         for rid in report.skipped_rules:
             if "internal error" in report.skipped_rules[rid]:
                 mistakes.append(f"ERROR {rid} {name}: {report.skipped_rules[rid]}")
-    return {"subset": subset, "notebooks": n, "rules": counts, "categories": cat_counts,
+    return {"subset": subset if fixture_set == "accuracy" else f"{fixture_set}/{subset}", "notebooks": n, "rules": counts, "categories": cat_counts,
             "median_ms": statistics.median(times) if times else 0.0,
             "p95_ms": _p95(times), "median_cpu_ms": statistics.median(cpu) if cpu else 0.0, "p95_cpu_ms": _p95(cpu),
             "mistakes": mistakes}
@@ -137,9 +153,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--subset", choices=("dev", "heldout", "all", "report"), default="report",
                     help="report (default): categories on dev and held-out, every rule on all, 50-cell timing")
+    ap.add_argument("--set", dest="fixture_set", choices=("accuracy", "heldout", "all"), default="accuracy",
+                    help="fixture set: accuracy (default, tests/fixtures/accuracy), heldout (tests/fixtures/heldout)"
+                         " or all (both)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
+    if args.fixture_set != "accuracy":
+        res = evaluate("all", fixture_set=args.fixture_set)
+        print(json.dumps(res, indent=1) if args.json else render(res))
+        if args.verbose and not args.json:
+            print("\n".join(res["mistakes"]) or "no mistakes")
+        return 0
     if args.subset == "report" and not args.json:
         for sub in ("dev", "heldout"):
             print(render(evaluate(sub), rules=False) + "\n")

@@ -38,6 +38,13 @@ from .parsed import ParsedNotebook, dotted, last_part
 
 HOLDOUT = ("val", "test")
 _COUNTER = itertools.count(1)
+STAT_METHODS = frozenset({"mean", "median", "std", "var", "min", "max", "mode", "quantile"})
+NP_STATS = frozenset({"mean", "median", "std", "var", "min", "max", "amin", "amax", "nanmean", "nanmedian", "nanstd",
+                      "nanvar", "nanmin", "nanmax", "percentile", "nanpercentile", "quantile", "ptp"})
+SCALE_FUNCS = frozenset(f"sklearn.preprocessing.{f}" for f in ("scale", "minmax_scale", "robust_scale",
+                                                                 "maxabs_scale", "quantile_transform",
+                                                                 "power_transform"))
+_GROUPED = frozenset({"groupby", "rolling", "expanding", "ewm", "resample", "pivot_table"})
 _RANGES = ("range", "np.arange", "numpy.arange", "np.linspace", "np.logspace", "numpy.linspace")
 _DATA_CLASSES = frozenset({"Dataset", "DMatrix", "Pool", "DataLoader", "TensorDataset", "DataFrame", "Series",
                            "Tensor", "Subset", "ConcatDataset", "IterableDataset", "DatasetDict"})
@@ -202,6 +209,14 @@ class Flow:
         self.taint_owner: dict[int, FitEvent] = {}
         self.const_lists: set[str] = set()  # names bound to literal lists of numbers (hyperparameter grids)
         self.transform_uses: list = []
+        # names bound to column lists: ("sel", [cols]) for a literal list, ("except", {cols}) for
+        # [c for c in df.columns if c not in (...)]
+        self.str_lists: dict[str, tuple[str, object]] = {}
+        # names bound to grouped statistics (rate = df.groupby('k')['y'].mean()) -> the columns they read
+        self.group_refs: dict[str, set[str]] = {}
+        self.loss_fns: set[str] = set()  # names bound to loss objects (criterion = nn.CrossEntropyLoss())
+        self.stat_eids: set[int] = set()  # FitEvents that are pandas/NumPy statistics (mean, std, median, ...)
+        self.stat_cols: dict[int, set[str]] = {}  # statistic FitEvent -> columns its result was assigned to
 
     # ----------------------------------------------------------------- values
     def new(self, kind: str = "data", parents: Iterable[Value | None] = (), node: ast.AST | None = None,
@@ -267,6 +282,20 @@ class Flow:
 
     def _statement(self, s: ast.stmt) -> None:
         if isinstance(s, ast.Assign):
+            if isinstance(s.value, ast.Call) and last_part(self.parsed.qualname(s.value.func)).endswith("Loss"):
+                self.loss_fns.update(n.id for n in s.targets if isinstance(n, ast.Name))
+            spec = self.col_spec(s.value)
+            grouped = _is_grouped(s.value) and set(_column_refs(s.value, self.env))
+            for n in s.targets:
+                if isinstance(n, ast.Name):
+                    if spec is not None:
+                        self.str_lists[n.id] = spec
+                    else:
+                        self.str_lists.pop(n.id, None)
+                    if grouped:
+                        self.group_refs[n.id] = grouped
+                    else:
+                        self.group_refs.pop(n.id, None)
             if isinstance(s.value, (ast.List, ast.Tuple)) and s.value.elts and all(
                     isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and
                     not isinstance(e.value, bool) for e in s.value.elts):
@@ -284,6 +313,7 @@ class Flow:
                 if old is not None or v is not None:
                     self.env[s.target.id] = self.new("data" if not (v and v.score) else "score", [old, v], s)
         elif isinstance(s, ast.Expr):
+            self.list_mutation(s.value)
             self.expr(s.value)
         elif isinstance(s, (ast.For, ast.AsyncFor)):
             self.for_loop(s)
@@ -366,6 +396,13 @@ class Flow:
             kind = "models"
             est_item = next(i for i in v.items if i is not None and i.kind == "est")
             self.assign(target, est_item, it)
+        elif v is not None and v.items and isinstance(target, ast.Tuple) and (pairs := [
+                i for i in v.items if i is not None and i.kind == "tuple" and i.items and
+                len(i.items) == len(target.elts) and any(j is not None and j.kind == "est" for j in i.items)]):
+            kind = "models"  # for name, model in [("lr", LogisticRegression()), ("rf", RandomForest())]
+            est_item = next(j for j in pairs[0].items if j is not None and j.kind == "est")
+            est_item.est.multi = est_item.est.multi or len(v.items) > 1
+            self.assign(target, pairs[0], it)
         elif v is not None:
             self.assign(target, self.new(v.kind if v.kind != "tuple" else "data", [v], it), it)
         else:
@@ -397,7 +434,11 @@ class Flow:
                     self.assign(tt, self.new(v.kind if v.kind in ("data", "pred", "score") else "data", [v], rhs)
                                 if v is not None and v.kind != "est" else v, rhs)
         elif isinstance(t, ast.Subscript):
-            base = t.value
+            base, colslice = t.value, t.slice
+            if isinstance(base, ast.Attribute) and base.attr in ("loc", "iloc", "at", "iat") and \
+                    isinstance(base.value, ast.Name):  # df.loc[rows, 'col'] = ...
+                colslice = _loc_cols(t.slice) if base.attr in ("loc", "at") else None
+                base = base.value
             if isinstance(base, ast.Name) and base.id in self.env:
                 old = self.env[base.id]
                 if old.kind == "est":
@@ -412,9 +453,13 @@ class Flow:
                     key = _const(t.slice)
                     if isinstance(key, str) and v is not None:
                         nv.keys[key] = v
-                cols = _strings(t.slice)
+                cols = _strings(colslice)
+                if v is not None and cols:
+                    for eid in v.taints & self.stat_eids:
+                        self.stat_cols.setdefault(eid, set()).update(cols)
                 if cols and old.cols is not None and not _has_time_op(rhs):
                     refs = set(_column_refs(rhs, self.env))
+                    refs.update(*(self.group_refs.get(n, ()) for n in _names(rhs)))
                     for c in cols:
                         self.derived_cols[(old.cols["frame"], c)] = (refs - {c}, next(_COUNTER), c in refs)
                         if c in old.cols["removed"]:
@@ -422,6 +467,64 @@ class Flow:
                 if isinstance(rhs, ast.Call) and "to_datetime" in self.parsed.qualname(rhs.func):
                     nv.time = nv.time | {("datetime", self.cell.index, rhs.lineno)}
                 self.env[base.id] = nv
+
+    def col_spec(self, node: ast.AST | None) -> tuple[str, object] | None:
+        """A column list known statically: a literal list of names, a name bound to one, or a comprehension
+        over `df.columns` that only excludes named columns."""
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+                isinstance(x, ast.Constant) and isinstance(x.value, str) for x in node.elts):
+            return ("sel", [x.value for x in node.elts])
+        if isinstance(node, ast.Name):
+            return self.str_lists.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self.col_spec(node.left), self.col_spec(node.right)
+            if a is not None and b is not None and a[0] == b[0] == "sel":
+                return ("sel", list(a[1]) + list(b[1]))
+            return None
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+            gen = node.generators[0]
+            it = gen.iter.args[0] if isinstance(gen.iter, ast.Call) and dotted(gen.iter.func) == "list" and \
+                gen.iter.args else gen.iter
+            if not (isinstance(it, ast.Attribute) and it.attr == "columns" and isinstance(gen.target, ast.Name)
+                    and isinstance(node.elt, ast.Name) and node.elt.id == gen.target.id):
+                return None
+            excluded: set[str] = set()
+            for cond in gen.ifs:
+                if not (isinstance(cond, ast.Compare) and len(cond.ops) == 1 and isinstance(cond.left, ast.Name)
+                        and cond.left.id == gen.target.id and isinstance(cond.ops[0], (ast.NotIn, ast.NotEq))):
+                    return None
+                other = cond.comparators[0]
+                spec = self.col_spec(other)
+                names = [other.value] if isinstance(other, ast.Constant) and isinstance(other.value, str) else \
+                    list(spec[1]) if spec is not None and spec[0] == "sel" else \
+                    [x.value for x in other.elts if isinstance(x, ast.Constant)] if isinstance(other, ast.Set) \
+                    else None
+                if names is None:
+                    return None
+                excluded.update(names)
+            return ("except", frozenset(excluded))
+        return None
+
+    def col_names(self, node: ast.AST | None) -> list[str]:
+        """Column names of a literal or of a name bound to a literal list."""
+        spec = self.col_spec(node) if isinstance(node, ast.Name) else None
+        return list(spec[1]) if spec is not None and spec[0] == "sel" else _strings(node)
+
+    def list_mutation(self, e: ast.expr) -> None:
+        """features.append('x') / .remove('y') / .extend([...]) on a known column list."""
+        if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+                and e.func.value.id in self.str_lists):
+            return
+        name, attr = e.func.value.id, e.func.attr
+        kind, cols = self.str_lists[name]
+        arg = self.col_names(e.args[0]) if e.args else []
+        if kind == "sel" and attr in ("append", "extend", "remove", "insert") and arg:
+            if attr == "insert":
+                arg = self.col_names(e.args[1]) if len(e.args) > 1 else []
+            self.str_lists[name] = ("sel", [c for c in cols if c not in arg] if attr == "remove" else
+                                    list(cols) + arg)
+        else:
+            self.str_lists.pop(name, None)
 
     def named(self, name: str, v: Value, rhs: ast.expr) -> Value:
         if v.kind in ("est", "func", "hyper"):
@@ -608,6 +711,12 @@ class Flow:
             return self.new("est", [], e, est=one)
         idx = self.expr(e.slice)
         v = self.new(base.kind if base.kind in ("data", "pred", "score") else "data", [base, idx], e)
+        if idx is not None and idx.taints & self.stat_eids:  # df[df.x > df.x.mean()]: a row filter
+            v.taints = base.taints | (idx.taints - self.stat_eids)
+        sl = e.slice
+        if isinstance(sl, ast.Slice) and sl.lower is not None and sl.upper is not None and \
+                set(_names(sl.lower)) & set(_names(sl.upper)):  # series[i:i + window]: sliding windows
+            v.time = v.time | {("window", self.cell.index, e.lineno)}
         if idx is not None and idx.role and idx.strong and idx.role.startswith("fold"):
             v.role, v.strong = idx.role, True
         elif base.role:
@@ -618,7 +727,12 @@ class Flow:
         if base.cols is not None:
             sl = e.slice
             colpart = _loc_cols(sl) if accessor == "loc" else (None if accessor == "iloc" else sl)
-            if accessor in ("iloc", "loc") and isinstance(sl, ast.Tuple):
+            spec = self.col_spec(colpart) if accessor != "iloc" and not (
+                isinstance(colpart, ast.Constant)) else None
+            if spec is not None and (accessor is None or isinstance(sl, ast.Tuple)):
+                v.cols = dict(base.cols, selected=list(spec[1])) if spec[0] == "sel" else \
+                    dict(base.cols, removed=base.cols["removed"] | spec[1])
+            elif accessor in ("iloc", "loc") and isinstance(sl, ast.Tuple):
                 if accessor == "loc" and isinstance(colpart, ast.List):
                     v.cols = dict(base.cols, selected=_strings(colpart))
                 elif accessor == "loc" and len(_strings(colpart)) == 1 and isinstance(colpart, ast.Constant):
@@ -678,10 +792,15 @@ class Flow:
                 return v
         if leaf in ("concat", "concatenate", "vstack", "row_stack", "append", "r_") and root in ("pandas", "numpy"):
             return self.concat(e, args)
+        if root in ("torchvision", "torchtext", "torchaudio", "tensorflow_datasets") and ".datasets." in q \
+                or q in ("datasets.load_dataset", "tensorflow_datasets.load"):
+            return self.dataset_call(e, args)
         est = self.constructor(e, q, leaf, root, args, kws)
         if est is not None:
             return est
-        if q.startswith("sklearn.metrics") or any(h in leaf for h in METRIC_HINTS):
+        if q.startswith("sklearn.metrics") or any(h in leaf for h in METRIC_HINTS) or (
+                isinstance(func, ast.Name) and func.id in self.loss_fns) or (
+                q.startswith("torch.nn.functional.") and (leaf.endswith("_loss") or "entropy" in leaf)):
             data = [a for a in args + list(kws.values()) if a is not None]
             if not data:
                 return None
@@ -717,8 +836,23 @@ class Flow:
         if data:
             kind = "score" if any(d.score for d in data) else ("hyper" if all(d.kind == "hyper" for d in data)
                                                                else "data")
-            return self.new(kind, data, e)
+            out = self.new(kind, data, e)
+            if q in SCALE_FUNCS and args and args[0] is not None and args[0].kind == "data" and e.args:
+                self.statistic(args[0], out, e, leaf, e.args[0])  # sklearn.preprocessing.scale(X)
+            elif root == "numpy" and leaf in NP_STATS and args and args[0] is not None and args[0].kind == "data" \
+                    and e.args:
+                self.statistic(args[0], out, e, f"np.{leaf}", e.args[0])
+            return out
         return None
+
+    def dataset_call(self, e: ast.Call, args: list) -> Value:
+        """A library dataset (torchvision `MNIST(train=False)`, `load_dataset(split="test")`): its split is
+        declared by the `train=`/`split=` argument, which is as strong as a split call."""
+        v = self.new("data", args, e)
+        role = _declared_split(e)
+        if role:
+            v.role, v.strong = role, True
+        return v
 
     def constructor(self, e: ast.Call, q: str, leaf: str, root: str, args: list, kws: dict) -> Value | None:
         if not leaf or not leaf[0].isupper() and leaf not in ("make_pipeline", "make_column_transformer"):
@@ -925,19 +1059,24 @@ class Flow:
                 ev = Event("resample", self.cell, e, {"call": "sample(replace=True)", **self.loc(e)})
                 self.resamples.append(ev)
                 v.resampled = v.resampled | {id(ev)}
+        if attr in STAT_METHODS and recv.kind == "data":
+            self.statistic(recv, v, e, attr, e.func.value)
+        elif attr in ("apply", "transform") and recv.kind == "data" and (stat := _lambda_stat(e)):
+            self.statistic(recv, v, e, stat, e.func.value)  # df.apply(lambda c: (c - c.mean()) / c.std())
         if attr in TIME_OPS:
             v.time = v.time | {("op:" + attr, self.cell.index, e.lineno)}
         if attr == "set_index" or attr == "sort_values":
             names = _strings(e.args[0]) if e.args else _strings(_kw(e, "by") or _kw(e, "keys"))
             if any(DATE_WORD.search(n) for n in names):
                 v.time = v.time | {(attr + ":" + names[0], self.cell.index, e.lineno)}
-        if attr in ("idxmax", "idxmin", "nlargest", "nsmallest", "sort_values", "max", "min", "argmax",
+        if attr in ("idxmax", "idxmin", "nlargest", "nsmallest", "max", "min", "argmax",
                     "argmin") and recv.score:
             self.selection(recv, e)
         # column facts
         if recv.cols is not None:
             if attr == "drop":
-                cols = _strings(e.args[0]) if e.args else _strings(_kw(e, "columns") or _kw(e, "labels"))
+                cols = self.col_names(e.args[0]) if e.args else self.col_names(_kw(e, "columns") or
+                                                                                _kw(e, "labels"))
                 axis = _kw(e, "axis")
                 is_cols = _kw(e, "columns") is not None or (axis is not None and _const(axis) in (1, "columns"))
                 if is_cols:
@@ -960,7 +1099,27 @@ class Flow:
             v.name = e.func.value.id
             self.env[e.func.value.id] = v
             return None
+        if isinstance(inplace, ast.Constant) and inplace.value is True and isinstance(e.func.value, ast.Subscript):
+            self.assign(e.func.value, v, e)  # df[col].fillna(..., inplace=True) rewrites the column
+            return None
         return v
+
+    def statistic(self, recv: Value, out: Value, e: ast.Call, what: str, recv_node: ast.AST) -> None:
+        """A statistic over the rows (`df.mean()`, `df[c].median()`, `np.std(X, axis=0)`) behaves like a fitted
+        transformer: its result carries the rows' information into whatever it is combined with."""
+        if recv.role in HOLDOUT or recv.role in ("fold_val", "train", "fold_train") and recv.strong:
+            return
+        axis = _const(_kw(e, "axis"))
+        if axis in (1, "columns") or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+                                         n.func.attr in _GROUPED for n in ast.walk(recv_node)):
+            return  # row-wise, grouped (target encoding is LEAK006's) or windowed (rolling/ewm) statistics
+        if recv.label is not None and DATE_WORD.search(str(recv.label[1])):
+            return  # the latest date of a frame is not a learned statistic
+        est = Est(f"{what}()", "statistic", self.cell, e.lineno, node=e)
+        fe = self.fit_event(est, what, recv, None, e)
+        out.taints = out.taints | {fe.eid}
+        self.taint_owner[fe.eid] = fe
+        self.stat_eids.add(fe.eid)
 
     def est_method(self, recv: Value, attr: str, e: ast.Call) -> Value | None:
         est = recv.est
@@ -1164,6 +1323,23 @@ def _const(node: ast.AST | None):
     return None
 
 
+def _declared_split(e: ast.Call) -> str | None:
+    """'train' | 'val' | 'test' from a dataset call's `train=True/False` or `split="..."` constant."""
+    train = _const(_kw(e, "train"))
+    if isinstance(train, bool):
+        return "train" if train else "test"
+    split = _const(_kw(e, "split"))
+    if isinstance(split, str):
+        low = split.lower()
+        if "test" in low:
+            return "test"
+        if "val" in low or low.startswith("dev"):
+            return "val"
+        if "train" in low:
+            return "train"
+    return None
+
+
 def _strings(node: ast.AST | None) -> list[str]:
     if node is None:
         return []
@@ -1189,6 +1365,28 @@ def _column_refs(node: ast.AST, env: dict) -> Iterable[str]:
         elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _COL_KEEP and \
                 id(n) not in funcs and (v := env.get(n.value.id)) is not None and v.cols is not None:
             yield n.attr
+
+
+def _lambda_stat(e: ast.Call) -> str | None:
+    """`apply(lambda c: (c - c.mean()) / c.std())` (column-wise, the default axis): the statistic's name."""
+    if any(k.arg == "axis" and _const(k.value) in (1, "columns") for k in e.keywords):
+        return None
+    fn = e.args[0] if e.args else None
+    if not isinstance(fn, ast.Lambda) or len(fn.args.args) != 1:
+        return None
+    param = fn.args.args[0].arg
+    for n in ast.walk(fn.body):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STAT_METHODS and \
+                isinstance(n.func.value, ast.Name) and n.func.value.id == param:
+            return n.func.attr
+    return None
+
+
+def _is_grouped(node: ast.AST) -> bool:
+    """Does the expression compute a grouped statistic (`df.groupby(k)[c].mean()`, `pivot_table`)?"""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("groupby",
+                                                                                                "pivot_table")
+               for n in ast.walk(node))
 
 
 def _has_time_op(node: ast.AST) -> bool:

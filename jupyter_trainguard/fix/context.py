@@ -198,16 +198,20 @@ class FixContext:
         return str(value)
 
     def create_seed_constant(self, value: int = DEFAULT_SEED) -> None:
+        """Add `SEED = value` on the line after the last import of the imports cell (else atop the first cell)."""
         imp = self.imports_cell()
         target = imp or (self.views()[0] if self.views() else None)
         if target is None:
             return
-        line = self.last_import_line(target) if imp else 0
-        self.edit(target, [TextEdit.insert(line + 1, 0, f"SEED = {value}\n")] if line < target.parsed.source.count(
-            "\n") + 1 else [TextEdit.insert(line, len(target.parsed.line(line)), f"\nSEED = {value}")],
-            summary="added a SEED constant",
-            detail=f"there was no seed constant; added `SEED = {value}` after the imports so every seed "
-                   "in the notebook comes from one place", line=line + 1, force_safe=True)
+        after = self.last_import_line(target) if imp else 0
+        n_lines = target.parsed.source.count("\n") + 1
+        if after < n_lines:  # there is a line after the imports: insert before it
+            edit = TextEdit.insert(after + 1, 0, f"SEED = {value}\n")
+        else:  # the imports end the cell: append
+            edit = TextEdit.insert(after, len(target.parsed.line(after)), f"\nSEED = {value}")
+        self.edit(target, [edit], summary="added a SEED constant", line=max(after, 1), force_safe=True,
+                  detail=f"there was no seed constant; added `SEED = {value}` after the imports so every seed "
+                         "in the notebook comes from one place.")
         self.created_seed = "SEED"
 
     # -- cross-checking with the engine ---------------------------------------------------------------------------

@@ -44,6 +44,7 @@ def _state_dict_names(ctx: NotebookContext) -> set[str]:
 
 @rule(
     id="CKPT001", name="checkpoint-weights-only", category="checkpointing", severity="warning",
+    fix_safety="unsafe",
     rationale="torch.save of only the model (state_dict or module) drops the optimizer state, epoch and "
               "scheduler, so training cannot resume where it stopped.",
     impact="A resumed run restarts the optimizer (momentum, Adam moments, LR schedule) and diverges from an "
@@ -91,6 +92,7 @@ def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="CKPT002", name="resume-restores-model-only", category="checkpointing", severity="warning",
+    fix_safety="unsafe",
     rationale="Training continues after loading a checkpoint, but only the model's state_dict is restored.",
     impact="The optimizer and schedule restart from scratch; the resumed run differs from an uninterrupted one.",
     fix="Restore optimizer (and scheduler, scaler, epoch) too: opt.load_state_dict(ckpt['optimizer']).",
@@ -129,6 +131,7 @@ def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="CKPT003", name="torch-load-without-weights-only", category="checkpointing", severity="warning",
+    fix_safety="safe",
     rationale="torch.load without weights_only unpickles arbitrary objects, and its default changed in torch 2.6.",
     impact="Loading may run foreign code, or fail/behave differently on another torch version.",
     fix="torch.load(path, weights_only=True) (allow-list extra types with torch.serialization.add_safe_globals).",

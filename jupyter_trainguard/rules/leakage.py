@@ -55,6 +55,7 @@ def model_fits(flow: Flow):
 
 @rule(
     id="LEAK001", name="preprocessing-fit-on-test-data", category="leakage.preprocessing", severity="error",
+    fix_safety="unsafe",
     rationale="A scaler, imputer, encoder, selector, vectorizer or PCA fitted on rows that later form the "
               "validation/test set carries their statistics into training.",
     impact="Validation/test scores are optimistic: the model was tuned with information from the evaluation rows.",
@@ -74,15 +75,60 @@ def preprocessing_leak(ctx: NotebookContext) -> Iterator[Hit]:
     yield from dedupe(_preprocessing(flow, holdouts, trained))
 
 
+def _fitted(fe) -> str:
+    """How a fit reads in a message: a transformer's fit call, or a pandas/NumPy statistic."""
+    if fe.est.ekind == "statistic":
+        return f"The statistic `{fe.est.cls}` is computed"
+    return f"{est_label(fe.est)} is fitted ({fe.method})"
+
+
+def _feature_inputs(flow: Flow) -> list[Value]:
+    """The split inputs that are features: everything but the label arguments of `train_test_split(X, y)`."""
+    out = []
+    for s in flow.splits:
+        labels = s.inputs[1:] if s.kind == "split" and last_part(s.func) == "train_test_split" else []
+        out += [i for i in s.inputs if i not in labels]
+    return out
+
+
+def _label_only(flow: Flow, fe, inputs: list[Value], reached: list[Value]) -> bool:
+    """A statistic that only shapes the label (binarising or scaling the target) is not a feature leak."""
+    if fe.data is not None and fe.data.label is not None:
+        frame, c = fe.data.label
+        for fit in model_fits(flow):
+            lab = fit.y.label if fit.y is not None else None
+            if lab is not None and lab[0] == frame and (lab[1] == c or c in (flow.derived_cols.get(lab) or
+                                                                             (set(),))[0]):
+                return True
+    cols = flow.stat_cols.get(fe.eid)
+    carriers = [i for i in inputs + reached if fe.eid in i.taints]
+    if not carriers:
+        return True  # it reaches no features (only the labels of a split, or nothing at all)
+    if all(i.label is not None for i in carriers):
+        return True
+    if not cols:
+        return False
+    for i in carriers:
+        if i.cols is None:
+            return False
+        sel, removed = i.cols.get("selected"), i.cols["removed"]
+        if any((c in sel) if sel is not None else (c not in removed) for c in cols):
+            return False
+    return True
+
+
 def _preprocessing(flow: Flow, holdouts: dict[int, Value], trained: list[Value]) -> Iterator[Hit]:
     for fe in flow.fits:
         est = fe.est
-        if not (est.ekind == "transformer" or (est.ekind == "pipeline" and fe.method == "fit_transform")):
+        if not (est.ekind in ("transformer", "statistic") or (est.ekind == "pipeline" and
+                                                               fe.method == "fit_transform")):
             continue
         d = fe.data
         if d is None or (d.role in HOLDOUT or d.role == "fold_val"):
             continue
         reached = [i for i in trained if fe.eid in i.taints]
+        if est.ekind == "statistic" and _label_only(flow, fe, _feature_inputs(flow), reached):
+            continue
         # an unnamed expression (df[cols], texts.str.lower()) stands for the named data it was read from
         core = d.anc if d.name else (d.anc - {d.vid}) or d.anc
         for s in flow.splits:
@@ -103,7 +149,7 @@ def _preprocessing(flow: Flow, holdouts: dict[int, Value], trained: list[Value])
             how = ("cross-validation" if s.kind in ("cv", "folds") else
                    "slicing/filtering rows" if s.kind == "slice" else last_part(s.func))
             yield Hit.at(fe.cell, fe.node,
-                         f"{est_label(est)} is fitted ({fe.method}) in cell {fe.cell.index + 1} on {vname(d)}, "
+                         f"{_fitted(fe)} in cell {fe.cell.index + 1} on {vname(d)}, "
                          f"whose rows are later split into {target} by {how} in cell {s.cell.index + 1}: "
                          f"test statistics leak into training.",
                          evidence={"transformer": last_part(est.cls), "fitted_on": d.name, "fit_cell": cell_no(fe),
@@ -116,7 +162,7 @@ def _preprocessing(flow: Flow, holdouts: dict[int, Value], trained: list[Value])
             if inside and d.role is None and reached:
                 h = inside[0]
                 yield Hit.at(fe.cell, fe.node,
-                             f"{est_label(est)} is fitted ({fe.method}) in cell {fe.cell.index + 1} on {vname(d)}, "
+                             f"{_fitted(fe)} in cell {fe.cell.index + 1} on {vname(d)}, "
                              f"which contains the held-out {vname(h)} (split in {where(h)}): test statistics "
                              f"leak into training.",
                              evidence={"transformer": last_part(est.cls), "fitted_on": d.name,

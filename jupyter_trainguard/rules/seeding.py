@@ -58,6 +58,7 @@ def torch_seeded(u: Usage) -> bool:
 
 @rule(
     id="SEED001", name="python-random-unseeded", category="reproducibility.seeding", severity="warning",
+    fix_safety="safe",
     rationale="Python's `random` module is used (shuffles, sampling, augmentation) but never seeded.",
     impact="Each run draws different numbers, so the reported metric cannot be reproduced exactly.",
     fix="Call random.seed(SEED) once at the top (or a seed_everything helper that seeds all generators).",
@@ -78,6 +79,7 @@ def python_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="SEED002", name="numpy-random-unseeded", category="reproducibility.seeding", severity="warning",
+    fix_safety="safe",
     rationale="NumPy's legacy global RNG is used without np.random.seed, or a Generator/RandomState is created "
               "without a seed.",
     impact="Random draws (noise, sampling, shuffles, sklearn estimators with random_state=None) differ per run.",
@@ -106,6 +108,7 @@ def numpy_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="SEED003", name="torch-unseeded", category="reproducibility.seeding", severity="warning",
+    fix_safety="safe",
     rationale="torch draws random numbers (weight init, dropout, random tensors, random_split) but "
               "torch.manual_seed is never called.",
     impact="Initial weights and sampling differ per run, so training curves and metrics do not reproduce.",
@@ -119,8 +122,10 @@ def torch_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
     u = usage_of(ctx)
     if "torch" not in u.roots() or not u.trains or torch_seeded(u):
         return
+    seeded = seeded_generators(u)
     uses = [c for c in u.calls if c.q.startswith("torch.") and c.leaf in TORCH_RANDOM]
     uses += [c for c in u.calls if c.leaf == "random_split" and c.q.startswith("torch")]
+    uses = [c for c in uses if not explicit_generator(c, seeded)]
     if u.torch_train and u.optimizer_steps:
         from ..analysis.dataflow import flow_of
 
@@ -133,6 +138,35 @@ def torch_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
                                      f"{listing(uses)}.", evidence=evidence_of(uses))
 
 
+def _seeds(node: ast.AST) -> bool:
+    """Does the expression call `.manual_seed(<seed>)` (torch.Generator().manual_seed(0))?"""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "manual_seed"
+               and (n.args or n.keywords) for n in ast.walk(node))
+
+
+def seeded_generators(u: Usage) -> set[str]:
+    """Names of generator objects that receive a fixed seed: `g.manual_seed(0)` or
+    `g = torch.Generator().manual_seed(0)` anywhere in the notebook."""
+    names = set()
+    for c in u.calls:
+        f = c.node.func
+        if isinstance(f, ast.Attribute) and f.attr == "manual_seed" and isinstance(f.value, ast.Name) and (
+                c.node.args or c.node.keywords):
+            names.add(f.value.id)
+    for _cell, a in u.assigns:
+        if _seeds(a.value):
+            names.update(t.id for t in a.targets if isinstance(t, ast.Name))
+    return names
+
+
+def explicit_generator(c: CallSite, seeded: set[str]) -> bool:
+    """A call drawing from an explicit, seeded `generator=` is reproducible without a global seed."""
+    g = c.kw("generator")
+    if g is None:
+        return False
+    return g.id in seeded if isinstance(g, ast.Name) else _seeds(g)
+
+
 def _torch_models(flow):
     seen = []
     for v in flow.value_by_id.values():
@@ -143,6 +177,7 @@ def _torch_models(flow):
 
 @rule(
     id="SEED004", name="random-state-missing", category="reproducibility.seeding", severity="warning",
+    fix_safety="safe",
     rationale="A split, shuffle or randomised estimator is called without random_state while no global NumPy "
               "seed is set.",
     impact="The split (and so the test score) or the model changes on every run.",
@@ -187,6 +222,7 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="SEED005", name="dataloader-shuffle-unseeded", category="reproducibility.seeding", severity="warning",
+    fix_safety="safe",
     rationale="A DataLoader shuffles without a seeded `generator=` and torch is never seeded.",
     impact="Batch order differs per run, so training does not reproduce.",
     fix="Pass generator=torch.Generator().manual_seed(SEED) (and a worker_init_fn with num_workers>0).",

@@ -11,7 +11,7 @@ from .leakage import dedupe
 from .registry import Hit, rule
 
 # evidence of time order and its weight; two points make the data time-ordered
-WEIGHTS = {"op": 2, "datetime": 1, "parse_dates": 1, "set_index": 1, "sort_values": 1}
+WEIGHTS = {"op": 2, "window": 1, "datetime": 1, "parse_dates": 1, "set_index": 1, "sort_values": 1}
 
 
 def time_weight(evidence) -> int:
@@ -24,13 +24,15 @@ def describe(evidence) -> str:
     for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0))[:3]:
         kind, _, arg = what.partition(":")
         label = {"op": f"`.{arg}()`", "datetime": "`to_datetime`", "parse_dates": "`parse_dates=`",
-                 "set_index": f"`set_index('{arg}')`", "sort_values": f"`sort_values('{arg}')`"}.get(kind, kind)
+                 "set_index": f"`set_index('{arg}')`", "sort_values": f"`sort_values('{arg}')`",
+                 "window": "sliding windows `x[i:i + n]`"}.get(kind, kind)
         parts.append(f"{label} in cell {cell + 1}")
     return ", ".join(parts)
 
 
 @rule(
     id="TIME001", name="shuffled-split-on-time-series", category="leakage.temporal", severity="error",
+    fix_safety="unsafe",
     rationale="Shuffling time-ordered rows before splitting (train_test_split, KFold(shuffle=True), ShuffleSplit, "
               "df.sample) trains on the future and tests on the past.",
     impact="Lag/rolling features and trends leak from later rows: scores much better than a real forecast.",

@@ -57,6 +57,7 @@ def _closed_in_finally(ctx: NotebookContext) -> bool:
 
 @rule(
     id="TRACK002", name="run-not-closed-on-failure", category="tracking", severity="warning",
+    fix_safety="unsafe",
     rationale="mlflow.start_run()/wandb.init() outside a `with` block (or a finally that ends it) stays open when "
               "a cell fails; the kernel lives on.",
     impact="The next start_run fails ('Run ... is already active') or logs into the wrong run; the crashed run "

@@ -31,3 +31,14 @@ def test_every_rule_is_documented_with_stable_id():
 def test_docs_rules_md_is_generated_from_the_registry():
     assert DOCS.read_text(encoding="utf-8") == catalogue_markdown(all_rules()), \
         "docs/rules.md is stale: run `trainguard rules --format docs > docs/rules.md`"
+
+
+def test_rules_declare_the_fix_safety_of_their_fixers():
+    from jupyter_trainguard.fix.registry import rule_fix_safety
+
+    by_id = {r.id: r for r in all_rules()}
+    mapping = rule_fix_safety()
+    assert mapping, "no fixers registered"
+    for rule_id, safety in mapping.items():
+        assert by_id[rule_id].fix_safety == safety, rule_id
+    assert {r.id for r in by_id.values() if r.fix_safety} == set(mapping)

@@ -26,6 +26,8 @@ LEAKY = [
     "mlflow.set_tracking_uri('sqlite:///' + os.path.abspath('mlflow.db'))\nrun = mlflow.start_run()\n"
     "model = LogisticRegression(random_state=0)\nmodel.fit(X_train, y_train)\n# one metric\n"
     "mlflow.log_metric('acc', model.score(X_test, y_test))\nmlflow.end_run()",
+    "from sklearn.model_selection import cross_val_score\nX_all = StandardScaler().fit_transform(X)\n"
+    "print(cross_val_score(LogisticRegression(random_state=0), X_all, y, cv=3).shape)",
     "print(mlflow.get_run(run.info.run_id).info.status)\nprint(abs(float(X_train.mean())) < 1e-9, X_test.min() > 1)",
 ]
 
@@ -55,7 +57,7 @@ def test_leaky_notebook_fixed_with_unsafe_still_runs(nbdir):
     before = path.read_text(encoding="utf-8")
     rep = fix_paths([path], unsafe=True, engine_rules=[])
     after = path.read_text(encoding="utf-8")
-    assert_only_sources_changed(before, after, changed={3, 4, 5}, inserted={})
+    assert_only_sources_changed(before, after, changed={3, 4, 5, 6}, inserted={})
     c = cells(path)
     assert src(c[3]).startswith("# scale the features\n# moved after the split, fitted on X_train only")
     assert src(c[4]) == ("X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0, "
@@ -65,6 +67,11 @@ def test_leaky_notebook_fixed_with_unsafe_still_runs(nbdir):
         "with mlflow.start_run() as run:", "    model = LogisticRegression(random_state=0)",
         "    model.fit(X_train, y_train)", "    # one metric",
         "    mlflow.log_metric('acc', model.score(X_test, y_test))"]
+    assert src(c[6]).splitlines() == [
+        "from sklearn.model_selection import cross_val_score",
+        "# moved into a Pipeline with the model (trainguard fix LEAK001): X_all = StandardScaler().fit_transform(X)",
+        "from sklearn.pipeline import make_pipeline",
+        "print(cross_val_score(make_pipeline(StandardScaler(), LogisticRegression(random_state=0)), X, y, cv=3).shape)"]
     unsafe = [ch for ch in rep.changes if ch.safety == "unsafe"]
     assert {ch.rule_id for ch in unsafe} == {"LEAK001", "TIME001", "TRACK002"}
     assert rep.to_text().count("UNSAFE: may change behaviour") == len(unsafe)
@@ -74,6 +81,7 @@ def test_leaky_notebook_fixed_with_unsafe_still_runs(nbdir):
         assert rule not in remaining
     assert fix_paths([path], unsafe=True, engine_rules=[]).status == "no_work"
     out = execute(path)
+    assert out[-2].strip() == "(3,)"
     assert out[-1].split() == ["FINISHED", "True", "True"]
 
 
@@ -170,3 +178,23 @@ def test_extra_training_cell_disabled_when_the_runner_is_already_called(nbdir):
     assert new[2:] == ["# for epoch in range(EPOCHS):", "#     print('extra fine-tune', epoch)"]
     assert [(c.rule_id, c.safety) for c in rep.changes] == [("PIPE001", "unsafe")]
     assert "PIPE001" not in {f.rule_id for f in engine_findings(path)}
+
+
+def test_shuffled_kfold_on_time_series(nbdir):
+    path = write_nb(nbdir / "energy.ipynb", [
+        "import pandas as pd\nfrom sklearn.model_selection import KFold, cross_val_score\n"
+        "from sklearn.linear_model import Ridge",
+        "energy = pd.DataFrame({'load': [float(i % 7) for i in range(60)]})\n"
+        "energy['rolling_mean'] = energy['load'].rolling(3).mean()\nenergy = energy.dropna()\n"
+        "X, y = energy.drop('load', axis=1), energy['load']\n"
+        "cv = KFold(n_splits=5, shuffle=True, random_state=0)\nprint(cross_val_score(Ridge(), X, y, cv=cv).mean())",
+    ])
+    raw = path.read_bytes()
+    for engine_rules in ([], None):  # the fixer's own detector, then the engine's TIME001 (finding on another line)
+        path.write_bytes(raw)
+        rep = fix_paths([path], unsafe=True, engine_rules=engine_rules, selection=["TIME001"])
+        assert "cv = KFold(n_splits=5, shuffle=False, random_state=None)\n" in src(cells(path)[1])
+        assert [(c.rule_id, c.safety) for c in rep.changes] == [("TIME001", "unsafe")]
+        assert "random_state=None: KFold rejects a seed without shuffling" in rep.changes[0].detail
+    assert "TIME001" not in {f.rule_id for f in engine_findings(path)}
+    assert own_targets(path, "TIME001") == []

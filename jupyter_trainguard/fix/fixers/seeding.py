@@ -117,8 +117,12 @@ def seed_rngs(ctx: FixContext) -> None:
     body = lines + calls
     if existing or not ctx.work.can_insert_cells:
         target = anchor
-        at = (max(line for v, line, _ in (e for es in seeded.values() for e in es) if v is anchor)
-              if existing else ctx.last_import_line(anchor))
+        if existing:
+            at = max(line for v, line, _ in (e for es in seeded.values() for e in es) if v is anchor)
+        elif const is not None and const[0] is anchor:
+            at = const[1]
+        else:
+            at = ctx.last_import_line(anchor) or anchor.parsed.source.count("\n") + 1
         end_line = _statement_end(target, at)
         text = "\n" + "\n".join(body)
         ctx.edit(target, [TextEdit.insert(end_line, len(target.parsed.line(end_line)), text)],
