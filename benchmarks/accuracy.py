@@ -93,7 +93,8 @@ def evaluate(subset: str = "all", repeat: int = 3, fixture_set: str = "accuracy"
         for rid in report.skipped_rules:
             if "internal error" in report.skipped_rules[rid]:
                 mistakes.append(f"ERROR {rid} {name}: {report.skipped_rules[rid]}")
-    return {"subset": subset if fixture_set == "accuracy" else f"{fixture_set}/{subset}", "notebooks": n, "rules": counts, "categories": cat_counts,
+    label = subset if fixture_set == "accuracy" else f"{fixture_set}/{subset}"
+    return {"subset": label, "notebooks": n, "rules": counts, "categories": cat_counts,
             "median_ms": statistics.median(times) if times else 0.0,
             "p95_ms": _p95(times), "median_cpu_ms": statistics.median(cpu) if cpu else 0.0, "p95_cpu_ms": _p95(cpu),
             "mistakes": mistakes}

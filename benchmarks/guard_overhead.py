@@ -92,12 +92,15 @@ def overhead(repeats: int) -> None:
 
 
 def fixed_and_per_step(ip, loop_s: float, n: int = 31) -> None:
-    """The two costs the loop overhead is made of, each measured on its own (less exposed to machine noise)."""
-    plain, guarded = [], []
+    """The costs the loop overhead is made of, each measured on its own (far less exposed to machine noise than
+    two 1-second loops): the guard's fixed cost per cell (full, and memory tracking only) and the per-step hook."""
+    variants = {"plain": "pass", "guarded": "%%guarded_train --quiet\npass",
+                "tracking only": "%%guarded_train --quiet --no-static --no-runtime\npass"}
+    times: dict[str, list[float]] = {k: [] for k in variants}
     for _ in range(n):
-        plain.append(timed(ip, "pass"))
-        guarded.append(timed(ip, "%%guarded_train --quiet\npass"))
-    fixed = statistics.median(guarded) - statistics.median(plain)
+        for kind, src in variants.items():
+            times[kind].append(timed(ip, src))
+    base = statistics.median(times["plain"])
     from jupyter_trainguard.runtime.memory import MemoryTracker, RssBackend
 
     tracker = MemoryTracker(RssBackend(), interval=0)
@@ -107,10 +110,12 @@ def fixed_and_per_step(ip, loop_s: float, n: int = 31) -> None:
         tracker._on_step(None, (), {})
     per_step = (time.perf_counter() - t) / 2000
     tracker.stop(collect=False)
-    print(f"  fixed cost per guarded cell (median of {n}, this session): {fixed * 1000:.1f} ms; step-marker hook: "
-          f"{per_step * 1e6:.1f} us per optimizer step")
-    print(f"  => modelled overhead for 200 steps of this loop: {(fixed + 200 * per_step) / loop_s * 100:.2f} % "
-          f"(at the measured {loop_s * 1000:.0f} ms per loop)")
+    print(f"  step-marker hook: {per_step * 1e6:.1f} us per optimizer step; fixed cost per guarded cell (median of "
+          f"{n}, {ip.execution_count}-cell session):")
+    for kind in ("guarded", "tracking only"):
+        fixed = statistics.median(times[kind]) - base
+        print(f"    {kind:13}: {fixed * 1000:.1f} ms => modelled overhead on this 200-step loop "
+              f"{(fixed + 200 * per_step) / loop_s * 100:.2f} % (at {loop_s * 1000:.0f} ms per loop)")
 
 
 def session_cells(n: int) -> list[str]:

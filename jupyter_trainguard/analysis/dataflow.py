@@ -44,6 +44,9 @@ NP_STATS = frozenset({"mean", "median", "std", "var", "min", "max", "amin", "ama
 SCALE_FUNCS = frozenset(f"sklearn.preprocessing.{f}" for f in ("scale", "minmax_scale", "robust_scale",
                                                                  "maxabs_scale", "quantile_transform",
                                                                  "power_transform"))
+SM_MODELS = frozenset({"OLS", "WLS", "GLS", "GLM", "Logit", "Probit", "MNLogit", "Poisson", "NegativeBinomial",
+                       "QuantReg", "RLM", "ols", "wls", "gls", "glm", "logit", "probit", "mnlogit", "poisson",
+                       "quantreg", "rlm"})
 _GROUPED = frozenset({"groupby", "rolling", "expanding", "ewm", "resample", "pivot_table"})
 _RANGES = ("range", "np.arange", "numpy.arange", "np.linspace", "np.logspace", "numpy.linspace")
 _DATA_CLASSES = frozenset({"Dataset", "DMatrix", "Pool", "DataLoader", "TensorDataset", "DataFrame", "Series",
@@ -214,6 +217,13 @@ class Flow:
         self.str_lists: dict[str, tuple[str, object]] = {}
         # names bound to grouped statistics (rate = df.groupby('k')['y'].mean()) -> the columns they read
         self.group_refs: dict[str, set[str]] = {}
+        self.loop_strs: dict[str, list[str]] = {}  # loop variables over literal column names
+        # results of metric calls (accuracy_score(...), crit(out, y), pred == y), and whether computed in a loop over
+        # models or hyperparameter values
+        self.metric_vals: list[tuple[Value, bool]] = []
+        self.pl_trainers: set[str] = set()  # names bound to Lightning Trainers
+        self.sm_data: dict[int, tuple] = {}  # id(Est) of a statsmodels model -> (exog, endog) given at construction
+        self.plateaus: set[str] = set()  # names bound to ReduceLROnPlateau schedulers
         self.loss_fns: set[str] = set()  # names bound to loss objects (criterion = nn.CrossEntropyLoss())
         self.stat_eids: set[int] = set()  # FitEvents that are pandas/NumPy statistics (mean, std, median, ...)
         self.stat_cols: dict[int, set[str]] = {}  # statistic FitEvent -> columns its result was assigned to
@@ -284,6 +294,11 @@ class Flow:
         if isinstance(s, ast.Assign):
             if isinstance(s.value, ast.Call) and last_part(self.parsed.qualname(s.value.func)).endswith("Loss"):
                 self.loss_fns.update(n.id for n in s.targets if isinstance(n, ast.Name))
+            if isinstance(s.value, ast.Call) and last_part(self.parsed.qualname(s.value.func)) == "ReduceLROnPlateau":
+                self.plateaus.update(n.id for n in s.targets if isinstance(n, ast.Name))
+            if isinstance(s.value, ast.Call) and self.parsed.qualname(s.value.func).split(".")[0] in (
+                    "pytorch_lightning", "lightning") and last_part(self.parsed.qualname(s.value.func)) == "Trainer":
+                self.pl_trainers.update(n.id for n in s.targets if isinstance(n, ast.Name))
             spec = self.col_spec(s.value)
             grouped = _is_grouped(s.value) and set(_column_refs(s.value, self.env))
             for n in s.targets:
@@ -298,8 +313,10 @@ class Flow:
                         self.group_refs.pop(n.id, None)
             if isinstance(s.value, (ast.List, ast.Tuple)) and s.value.elts and all(
                     isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and
-                    not isinstance(e.value, bool) for e in s.value.elts):
+                    not isinstance(e.value, bool) for e in s.value.elts) or self._numeric_range(s.value):
                 self.const_lists.update(n.id for n in s.targets if isinstance(n, ast.Name))
+            else:
+                self.const_lists.difference_update(n.id for n in s.targets if isinstance(n, ast.Name))
             v = self.expr(s.value)
             for t in s.targets:
                 self.assign(t, v, s.value)
@@ -379,6 +396,24 @@ class Flow:
                 self.block(s.body)
                 self.loops.pop()
                 return
+        if isinstance(it, ast.Call) and dotted(it.func) == "zip" and isinstance(target, ast.Tuple) and \
+                len(target.elts) == len(it.args) and not it.keywords:
+            vals = [self.expr(a) for a in it.args]
+            if any(v is not None and v.kind == "est" for v in vals):
+                # for name, clf in zip(names, classifiers): one model per pass
+                for t, v in zip(target.elts, vals):
+                    self.assign(t, v if v is None or v.kind == "est" else self.new("data", [v], it), it)
+                self.loops.append((id(s), "models"))
+                self.block(s.body)
+                self.loops.pop()
+                self.block(s.orelse)
+                return
+        strs = self.col_spec(it)
+        if isinstance(target, ast.Name):
+            if strs is not None and strs[0] == "sel":
+                self.loop_strs[target.id] = list(strs[1])
+            else:
+                self.loop_strs.pop(target.id, None)
         v = self.expr(it)
         grid = isinstance(it, ast.Call) and last_part(self.parsed.qualname(it.func)) in ("ParameterGrid",
                                                                                          "ParameterSampler", "product")
@@ -453,7 +488,7 @@ class Flow:
                     key = _const(t.slice)
                     if isinstance(key, str) and v is not None:
                         nv.keys[key] = v
-                cols = _strings(colslice)
+                cols = self.col_keys(colslice)
                 if v is not None and cols:
                     for eid in v.taints & self.stat_eids:
                         self.stat_cols.setdefault(eid, set()).update(cols)
@@ -468,6 +503,16 @@ class Flow:
                     nv.time = nv.time | {("datetime", self.cell.index, rhs.lineno)}
                 self.env[base.id] = nv
 
+    def _in_config_loop(self) -> bool:
+        return any(kind in ("hyper", "models") for _, kind in self.loops)
+
+    def _numeric_range(self, node: ast.AST) -> bool:
+        """range(...), np.arange/linspace/logspace(...) or list(range(...)): a grid of hyperparameter values."""
+        if isinstance(node, ast.Call) and dotted(node.func) == "list" and len(node.args) == 1:
+            node = node.args[0]
+        return isinstance(node, ast.Call) and (dotted(node.func) in _RANGES or self.parsed.qualname(node.func) in (
+            "numpy.arange", "numpy.linspace", "numpy.logspace", "numpy.geomspace"))
+
     def col_spec(self, node: ast.AST | None) -> tuple[str, object] | None:
         """A column list known statically: a literal list of names, a name bound to one, or a comprehension
         over `df.columns` that only excludes named columns."""
@@ -481,6 +526,16 @@ class Flow:
             if a is not None and b is not None and a[0] == b[0] == "sel":
                 return ("sel", list(a[1]) + list(b[1]))
             return None
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.NotEq) and \
+                isinstance(node.left, ast.Attribute) and node.left.attr == "columns" and \
+                isinstance(node.comparators[0], ast.Constant) and isinstance(node.comparators[0].value, str):
+            return ("except", frozenset({node.comparators[0].value}))  # df.loc[:, df.columns != 'id']
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and isinstance(node.operand, ast.Call) \
+                and isinstance(node.operand.func, ast.Attribute) and node.operand.func.attr == "isin" and \
+                isinstance(node.operand.func.value, ast.Attribute) and node.operand.func.value.attr == "columns" \
+                and node.operand.args:
+            names = self.col_names(node.operand.args[0])
+            return ("except", frozenset(names)) if names else None  # df.loc[:, ~df.columns.isin([...])]
         if isinstance(node, ast.ListComp) and len(node.generators) == 1:
             gen = node.generators[0]
             it = gen.iter.args[0] if isinstance(gen.iter, ast.Call) and dotted(gen.iter.func) == "list" and \
@@ -504,6 +559,24 @@ class Flow:
                 excluded.update(names)
             return ("except", frozenset(excluded))
         return None
+
+    def col_keys(self, node: ast.AST | None) -> list[str]:
+        """Column names an assignment target may write: literals, and names built from a loop over literal
+        names (`df[col + '_te']`, `df[f'{col}_mean']`, `df[col]`)."""
+        if isinstance(node, ast.Name) and node.id in self.loop_strs:
+            return list(self.loop_strs[node.id])
+        if isinstance(node, (ast.BinOp, ast.JoinedStr)):
+            parts = [node.left, node.right] if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) else \
+                [p.value if isinstance(p, ast.FormattedValue) else p for p in node.values] \
+                if isinstance(node, ast.JoinedStr) else []
+            loop = {p.id for p in parts if isinstance(p, ast.Name) and p.id in self.loop_strs}
+            if len(loop) != 1 or not all(isinstance(p, ast.Name) and p.id in loop or isinstance(p, ast.Constant)
+                                         and isinstance(p.value, str) for p in parts):
+                return []
+            var = loop.pop()
+            return ["".join(val if isinstance(p, ast.Name) else p.value for p in parts)
+                    for val in self.loop_strs[var]]
+        return _strings(node)
 
     def col_names(self, node: ast.AST | None) -> list[str]:
         """Column names of a literal or of a name bound to a literal list."""
@@ -650,9 +723,13 @@ class Flow:
             if not vals:
                 return None
             # comparing predictions with labels (torch-style accuracy) is a score
-            scored = any(v.score for v in vals) or (isinstance(e, (ast.Compare, ast.BinOp)) and any(
-                v.kind == "pred" for v in vals) and any(v.kind == "data" for v in vals))
-            return self.new("score" if scored else "data", vals, e, score=scored)
+            compared = isinstance(e, (ast.Compare, ast.BinOp)) and any(v.kind == "pred" for v in vals) and any(
+                v.kind == "data" for v in vals)
+            scored = any(v.score for v in vals) or compared
+            out = self.new("score" if scored else "data", vals, e, score=scored)
+            if compared:
+                self.metric_vals.append((out, self._in_config_loop()))
+            return out
         if isinstance(e, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
             return self.comprehension(e)
         if isinstance(e, ast.NamedExpr):
@@ -698,6 +775,7 @@ class Flow:
         else:
             base = self.expr(base_node)
         if base is None:
+            self.expr(e.slice)  # grid[scores.index(max(scores))]: the index can still pick by score
             return None
         key = _const(e.slice)
         if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
@@ -795,6 +873,26 @@ class Flow:
         if root in ("torchvision", "torchtext", "torchaudio", "tensorflow_datasets") and ".datasets." in q \
                 or q in ("datasets.load_dataset", "tensorflow_datasets.load"):
             return self.dataset_call(e, args)
+        if root in ("keras", "tensorflow") and ".datasets." in q and leaf == "load_data":
+            # (x_train, y_train), (x_test, y_test) = keras.datasets.mnist.load_data()
+            parts = [self.new("tuple", [], e, items=tuple(self.new("data", [], e, role=r, strong=True)
+                                                          for _ in range(2))) for r in ("train", "test")]
+            return self.new("tuple", [], e, items=tuple(parts))
+        if isinstance(func, ast.Attribute) and func.attr in ("fit", "validate") and isinstance(func.value, ast.Name) \
+                and func.value.id in self.pl_trainers:
+            # Lightning: trainer.fit(model, train_dataloaders, val_dataloaders)
+            val = args[2] if len(args) > 2 else kws.get("val_dataloaders")
+            for v in _flatten(val) if val is not None else ():
+                if v.role == "test" and v.strong:
+                    self.eval_uses.append(Event("eval", self.cell, e, {
+                        "kwarg": "val_dataloaders", "variable": v.name or ast.unparse(
+                            e.args[2] if len(e.args) > 2 else _kw(e, "val_dataloaders")),
+                        "early_stopping": True, **self.loc(e), "est": "Trainer",
+                        "split_cell": v.cell.index + 1 if v.cell else None}))
+                    break
+        if isinstance(func, ast.Attribute) and func.attr == "step" and isinstance(func.value, ast.Name) and \
+                func.value.id in self.plateaus:
+            self.check_selection_args(args, e)  # ReduceLROnPlateau.step(metric): the metric steers training
         est = self.constructor(e, q, leaf, root, args, kws)
         if est is not None:
             return est
@@ -805,6 +903,7 @@ class Flow:
             if not data:
                 return None
             v = self.new("score", data, e, score=True)
+            self.metric_vals.append((v, self._in_config_loop()))
             pos = [a for a in args[:2] if a is not None]
             if pos and (all(a.role in ("train", "fold_train") or a.train_score for a in pos) or any(
                     a.kind == "pred" and a.train_score for a in pos)):
@@ -832,6 +931,22 @@ class Flow:
             return None
         if leaf in ("max", "min", "argmax", "argmin", "sorted", "nanargmax", "nanargmin"):
             self.check_selection_args(args + list(kws.values()), e)
+            key = _kw(e, "key")
+            if leaf in ("max", "min", "sorted") and isinstance(key, ast.Lambda) and len(key.args.args) == 1 and \
+                    args and args[0] is not None and args[0].kind == "est":
+                # max(models, key=lambda m: m.score(X_test, y_test)): each model is scored to pick one
+                param, saved = key.args.args[0].arg, self.env.get(key.args.args[0].arg)
+                self.env[param] = args[0]
+                self.loops.append((id(key), "models"))
+                try:
+                    picked = self.expr(key.body)
+                finally:
+                    self.loops.pop()
+                    if saved is None:
+                        self.env.pop(param, None)
+                    else:
+                        self.env[param] = saved
+                self.check_selection_args([picked], e)
         data = [a for a in args + list(kws.values()) if a is not None and a.kind != "est"]
         if data:
             kind = "score" if any(d.score for d in data) else ("hyper" if all(d.kind == "hyper" for d in data)
@@ -862,6 +977,14 @@ class Flow:
         is_torch = leaf in self.torch_classes or (root in ("torch", "torchvision", "timm", "transformers") and (
             ".nn." in q or q.startswith(("torchvision.models", "timm", "transformers"))) and leaf not in
             ("CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "L1Loss"))
+        if root == "statsmodels" and leaf in SM_MODELS:
+            # sm.OLS(y, X) / smf.ols('y ~ x', data=df): the data is given here, `.fit()` takes none
+            est = Est(q, "model", self.cell, e.lineno, node=e)
+            formula = leaf[0].islower()
+            x = kws.get("data") if formula else (args[1] if len(args) > 1 else kws.get("exog"))
+            y = None if formula else (args[0] if args else kws.get("endog"))
+            self.sm_data[id(est)] = (x, y)
+            return self.new("est", [], e, est=est)
         if leaf in TRANSFORMERS:
             ekind = "transformer"
         elif leaf in PIPELINES:
@@ -893,7 +1016,9 @@ class Flow:
             shuffle = bool(sh.value) if isinstance(sh, ast.Constant) else (leaf in ("ShuffleSplit",
                                                                                     "StratifiedShuffleSplit",
                                                                                     "GroupShuffleSplit"))
-        est = Est(q, ekind, self.cell, e.lineno, multi=hyper, hyper=hyper, shuffle=shuffle, node=e)
+        # built anew on each pass of a loop over hyperparameter values: it stands for several models
+        rebuilt = ekind in ("model", "pipeline", "search", "torch") and any(k == "hyper" for _, k in self.loops)
+        est = Est(q, ekind, self.cell, e.lineno, multi=hyper or rebuilt, hyper=hyper, shuffle=shuffle, node=e)
         if any(k.arg in EVAL_KWARGS for k in e.keywords):
             self.check_eval_kwargs(est, e, kws)
         return self.new("est", [], e, est=est)
@@ -1061,8 +1186,11 @@ class Flow:
                 v.resampled = v.resampled | {id(ev)}
         if attr in STAT_METHODS and recv.kind == "data":
             self.statistic(recv, v, e, attr, e.func.value)
-        elif attr in ("apply", "transform") and recv.kind == "data" and (stat := _lambda_stat(e)):
-            self.statistic(recv, v, e, stat, e.func.value)  # df.apply(lambda c: (c - c.mean()) / c.std())
+        elif attr in ("apply", "transform") and recv.kind == "data" and (stat := _lambda_stat(e) or (
+                _const(e.args[0]) if attr == "transform" and e.args and _const(e.args[0]) in STAT_METHODS
+                else None)):
+            # df.apply(lambda c: (c - c.mean()) / c.std()); df.groupby(k)['age'].transform('median')
+            self.statistic(recv, v, e, stat, e.func.value, grouped_ok=True)
         if attr in TIME_OPS:
             v.time = v.time | {("op:" + attr, self.cell.index, e.lineno)}
         if attr == "set_index" or attr == "sort_values":
@@ -1078,6 +1206,8 @@ class Flow:
                 cols = self.col_names(e.args[0]) if e.args else self.col_names(_kw(e, "columns") or
                                                                                 _kw(e, "labels"))
                 axis = _kw(e, "axis")
+                if axis is None and len(e.args) > 1:
+                    axis = e.args[1]  # df.drop('y', 1): the positional axis of older pandas
                 is_cols = _kw(e, "columns") is not None or (axis is not None and _const(axis) in (1, "columns"))
                 if is_cols:
                     v.cols = dict(recv.cols, removed=recv.cols["removed"] | set(cols), selected=None
@@ -1090,6 +1220,8 @@ class Flow:
                 v.label = None
             elif attr in _COL_KEEP or attr in TIME_OPS:
                 v.cols, v.label = recv.cols, recv.label
+            elif attr == "select_dtypes" and _numeric_include(e):
+                v.cols, v.label = dict(recv.cols, numeric_only=True), None  # numeric columns, the label maybe
             elif attr in ("map", "apply", "astype", "replace", "fillna") and recv.label:
                 v.cols, v.label = None, recv.label
             else:
@@ -1104,18 +1236,22 @@ class Flow:
             return None
         return v
 
-    def statistic(self, recv: Value, out: Value, e: ast.Call, what: str, recv_node: ast.AST) -> None:
+    def statistic(self, recv: Value, out: Value, e: ast.Call, what: str, recv_node: ast.AST,
+                  grouped_ok: bool = False) -> None:
         """A statistic over the rows (`df.mean()`, `df[c].median()`, `np.std(X, axis=0)`) behaves like a fitted
         transformer: its result carries the rows' information into whatever it is combined with."""
         if recv.role in HOLDOUT or recv.role in ("fold_val", "train", "fold_train") and recv.strong:
             return
         axis = _const(_kw(e, "axis"))
-        if axis in (1, "columns") or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
-                                         n.func.attr in _GROUPED for n in ast.walk(recv_node)):
-            return  # row-wise, grouped (target encoding is LEAK006's) or windowed (rolling/ewm) statistics
-        if recv.label is not None and DATE_WORD.search(str(recv.label[1])):
+        calls = {n.func.attr for n in ast.walk(recv_node) if isinstance(n, ast.Call) and
+                 isinstance(n.func, ast.Attribute)}
+        if axis in (1, "columns") or calls & (_GROUPED - {"groupby"}) or "groupby" in calls and not grouped_ok:
+            return  # row-wise or windowed (rolling/ewm) statistics; grouped ones only through transform
+        column = recv.label[1] if recv.label is not None else _stat_column(recv_node)
+        if column is not None and DATE_WORD.search(str(column)):
             return  # the latest date of a frame is not a learned statistic
         est = Est(f"{what}()", "statistic", self.cell, e.lineno, node=e)
+        est.name = column
         fe = self.fit_event(est, what, recv, None, e)
         out.taints = out.taints | {fe.eid}
         self.taint_owner[fe.eid] = fe
@@ -1127,6 +1263,8 @@ class Flow:
         kws = {k.arg: self.expr(k.value) for k in e.keywords}
         x = args[0] if args else kws.get("X") or kws.get("x")
         y = args[1] if len(args) > 1 else kws.get("y")
+        if attr in ("fit", "fit_regularized") and id(est) in self.sm_data and not args:
+            x, y = self.sm_data[id(est)]
         if attr == "split" and est.ekind == "splitter":
             return self.new("data", [x], e)
         if attr in ("fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit",
@@ -1365,6 +1503,25 @@ def _column_refs(node: ast.AST, env: dict) -> Iterable[str]:
         elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.attr not in _COL_KEEP and \
                 id(n) not in funcs and (v := env.get(n.value.id)) is not None and v.cols is not None:
             yield n.attr
+
+
+def _numeric_include(e: ast.Call) -> bool:
+    """select_dtypes(include='number' / np.number / ['float64', 'int64']) without an exclude list."""
+    inc = _kw(e, "include") if _kw(e, "include") is not None else (e.args[0] if e.args else None)
+    if inc is None or _kw(e, "exclude") is not None:
+        return False
+    names = _strings(inc) or [dotted(x) for x in (inc.elts if isinstance(inc, (ast.List, ast.Tuple)) else [inc])]
+    return bool(names) and all(any(w in str(n).lower() for w in ("number", "float", "int")) for n in names)
+
+
+def _stat_column(node: ast.AST) -> str | None:
+    """The column a grouped statistic aggregates: `df.groupby(k)['age']` -> 'age'."""
+    if isinstance(node, ast.Subscript):
+        names = _strings(node.slice)
+        return names[0] if len(names) == 1 else None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+        return node.attr
+    return None
 
 
 def _lambda_stat(e: ast.Call) -> str | None:

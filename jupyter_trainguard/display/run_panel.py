@@ -22,8 +22,11 @@ def headline(d: dict[str, Any]) -> str:
     status = {"ok": "ran", "failed": "FAILED", "refused": "REFUSED (--strict)"}.get(d["status"], d["status"])
     mem = d.get("memory") or {}
     peak = f", peak {_fmt(mem.get('peak_allocated'))}" if mem else ""
-    return (f"guarded_train: cell {status} in {d['duration_s']:.2f} s; {c['error']} errors, {c['warning']} "
-            f"warnings, {c['info']} notes{peak}")
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}{'' if k == 1 else 's'}"
+
+    return (f"guarded_train: cell {status} in {d['duration_s']:.2f} s; {n(c['error'], 'error')}, "
+            f"{n(c['warning'], 'warning')}, {n(c['info'], 'note')}{peak}")
 
 
 # ---- text ---------------------------------------------------------------------------------------------------
@@ -94,6 +97,8 @@ def checks_html(d: dict[str, Any]) -> str:
             f"{escape(s['kind'])}, {s['rows'] if s['rows'] is not None else '?'} rows)" for s in splits) + "</p>")
     out.append(f"<p style='color:#666'>static rules: {st.get('rules_run', 0)} in {st.get('elapsed_ms', 0):.1f} ms; "
                f"runtime checks: {rt.get('elapsed_ms', 0):.1f} ms</p>")
+    for sup in d.get("suppressed") or []:
+        out.append(f"<p style='color:#666'>suppressed: {escape(sup)}</p>")
     for note in rt.get("notes") or []:
         out.append(f"<p style='color:#666'>note: {escape(note)}</p>")
     return "".join(out)

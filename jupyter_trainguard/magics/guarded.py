@@ -109,7 +109,11 @@ class GuardedTrainMagics(Magics):
         run, error = run_guarded(self.shell, cell, opts)
         quiet = args.quiet if args.quiet is not None else self.settings.quiet
         if not quiet or run.status == "refused":
-            show_run(run, self.shell)
+            try:
+                show_run(run, self.shell)
+            except Exception as exc:  # noqa: BLE001 - a display bug must not hide the user's own error
+                print(f"trainguard: the result panel could not be shown ({type(exc).__name__}: {exc}); "
+                      "the report is in _trainguard_last")
         if run.status == "refused":
             raise GuardRefused("guarded_train refused to run the cell (--strict): "
                                + "; ".join(run.refused_because))

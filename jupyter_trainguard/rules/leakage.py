@@ -9,6 +9,7 @@ from ..analysis.parsed import last_part
 from .context import NotebookContext
 from .registry import Hit, rule
 
+REGRESSORS = ("Regressor", "Regression", "SVR", "Ridge", "Lasso", "ElasticNet", "Lars", "LassoLars")
 MODEL_KINDS = ("model", "pipeline", "search", "torch", "unknown")
 
 
@@ -93,12 +94,12 @@ def _feature_inputs(flow: Flow) -> list[Value]:
 
 def _label_only(flow: Flow, fe, inputs: list[Value], reached: list[Value]) -> bool:
     """A statistic that only shapes the label (binarising or scaling the target) is not a feature leak."""
-    if fe.data is not None and fe.data.label is not None:
-        frame, c = fe.data.label
+    if fe.data is not None and (fe.data.label is not None or fe.est.name):
+        frame, c = fe.data.label if fe.data.label is not None else (None, fe.est.name)
         for fit in model_fits(flow):
             lab = fit.y.label if fit.y is not None else None
-            if lab is not None and lab[0] == frame and (lab[1] == c or c in (flow.derived_cols.get(lab) or
-                                                                             (set(),))[0]):
+            if lab is not None and frame in (lab[0], None) and (lab[1] == c or c in (
+                    flow.derived_cols.get(lab) or (set(),))[0]):
                 return True
     cols = flow.stat_cols.get(fe.eid)
     carriers = [i for i in inputs + reached if fe.eid in i.taints]
@@ -340,11 +341,12 @@ def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
     configs: dict[int, tuple] = {}
     count = 0
     last = None
-    for sc in flow.scores:
-        t, fe = sc.data, sc.fit
-        if fe is None or t.role != "test" or not t.strong or fe.est.ekind not in MODEL_KINDS:
-            continue
-        if fe.eid in configs:
+    tested = [sc for sc in flow.scores if sc.fit is not None and sc.data.role == "test" and sc.data.strong and
+              sc.fit.est.ekind in MODEL_KINDS]
+    only_blended = _only_blended(flow, tested)
+    for sc in tested:
+        fe = sc.fit
+        if fe.eid in configs or fe.eid in only_blended:
             continue
         configs[fe.eid] = (fe.est.name or last_part(fe.est.cls), cell_no(sc))
         count += 2 if fe.est.multi else 1
@@ -358,6 +360,27 @@ def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
                      f"configurations{loop}: {', '.join('`' + n + '`' for n in names)} in cell(s) "
                      f"{', '.join(map(str, cells))}.",
                      evidence={"models": names, "cells": cells, "test": last.data.name})
+
+
+def _only_blended(flow: Flow, tested: list) -> set[int]:
+    """Fits whose test predictions are only ever scored mixed with another model's (an ensemble scored once)."""
+    out = set()
+    preds = {sc.result.vid: sc.fit.eid for sc in tested if sc.result is not None and sc.method not in
+             ("score", "evaluate")}
+    if len({*preds.values()}) < 2:
+        return out
+    reach: dict[int, list[tuple[set[int], bool]]] = {}
+    for m, in_loop in flow.metric_vals:
+        fits = {eid for vid, eid in preds.items() if vid in m.anc}
+        for eid in fits:
+            reach.setdefault(eid, []).append((fits, in_loop))
+    for eid in set(preds.values()):
+        uses = reach.get(eid)
+        # a blend scored in a loop over weights is several configurations on the test set
+        if uses and all(len(f) > 1 and not in_loop for f, in_loop in uses) and not any(
+                sc.fit.eid == eid and sc.method in ("score", "evaluate") for sc in tested):
+            out.add(eid)
+    return out
 
 
 @rule(
@@ -398,8 +421,14 @@ def target_leakage(ctx: NotebookContext) -> Iterator[Hit]:
         derived = {c for c, (refs, seq, _) in cols.items() if c != col and col in refs and seq < x.vid}
         selected = x.cols.get("selected")
         removed = x.cols["removed"]
+        # select_dtypes('number') keeps the label only when it is numeric, which a regressor's label is
+        est_cls = last_part(fe.est.cls)
+        numeric_only = x.cols.get("numeric_only") and not (est_cls.endswith(REGRESSORS) and
+                                                           not est_cls.startswith("Logistic"))
 
-        def present(c: str, selected=selected, removed=removed) -> bool:
+        def present(c: str, selected=selected, removed=removed, numeric_only=numeric_only, label=col) -> bool:
+            if numeric_only and c == label:
+                return False
             return c in selected if selected is not None else c not in removed
 
         leaks = sorted(c for c in label_cols | derived if present(c))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,7 @@ class Rule:
 
 _RULES: dict[str, Rule] = {}
 _LOADED = False
+_LOAD_LOCK = threading.RLock()
 
 
 def rule(*, id: str, name: str, category: str, severity: str, rationale: str, fix: str, impact: str,
@@ -112,17 +114,21 @@ def runtime_rule(**meta: Any) -> Rule:
 
 
 def _load_all() -> None:
+    """Import every rule module once; thread-safe (the server analyses notebooks from worker threads)."""
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    from .. import rules as pkg
+    with _LOAD_LOCK:
+        if _LOADED:
+            return
+        from .. import rules as pkg
 
-    for mod in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
-        leaf = mod.name.rsplit(".", 1)[-1]
-        if leaf.startswith("_") or leaf in ("registry", "context"):
-            continue
-        importlib.import_module(mod.name)
+        for mod in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
+            leaf = mod.name.rsplit(".", 1)[-1]
+            if leaf.startswith("_") or leaf in ("registry", "context"):
+                continue
+            importlib.import_module(mod.name)
+        _LOADED = True
 
 
 def all_rules() -> list[Rule]:

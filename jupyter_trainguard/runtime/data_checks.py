@@ -12,7 +12,7 @@ import numpy as np
 
 from ..findings import Finding, Location
 from . import rules as R
-from .hashing import Unhashable, as_rows, row_hashes
+from .hashing import Unhashable, as_rows, row_hashes, subset_indices
 from .splits import Split, feature_splits, label_for
 
 ROLE_ORDER = {"train": 0, "val": 1, "test": 2}
@@ -83,10 +83,17 @@ def split_pairs(ctx: DataContext, labels: bool = False) -> Iterator[tuple[Split,
                 yield a, b
 
 
+_FAMILY = {"frame": "table", "series": "table", "array": "array", "tensor": "array", "dataset": "torch-data",
+           "loader": "torch-data"}
+
+
 def _same_family(a: Split, b: Split, pool: list[Split]) -> bool:
-    """Different stems still pair up when each is the only split of its role with that kind."""
-    return sum(1 for s in pool if s.role == a.role and s.kind == a.kind) == 1 and \
-        sum(1 for s in pool if s.role == b.role and s.kind == b.kind) == 1 and a.kind == b.kind
+    """Different stems still pair up when each is the only split of its role in that family of types."""
+    fam = _FAMILY.get(a.kind)
+    if fam is None or fam != _FAMILY.get(b.kind):
+        return False
+    return sum(1 for s in pool if s.role == a.role and _FAMILY.get(s.kind) == fam) == 1 and \
+        sum(1 for s in pool if s.role == b.role and _FAMILY.get(s.kind) == fam) == 1
 
 
 def _rows_equal(a: Any, ia: np.ndarray, b: Any, ib: np.ndarray) -> np.ndarray:
@@ -139,12 +146,28 @@ def overlap(ctx: DataContext, a: Split, b: Split) -> dict[str, Any] | None:
     return result
 
 
+def index_overlap(a: Split, b: Split) -> dict[str, Any] | None:
+    """Overlap of two Subsets of one dataset by their indices (for datasets whose rows cannot be hashed)."""
+    sa, sb = subset_indices(a.value), subset_indices(b.value)
+    if sa is None or sb is None or sa[0] is not sb[0]:
+        return None
+    mask = np.isin(sb[1], sa[1])
+    count = int(mask.sum())
+    return {"rows": int(len(sb[1])), "overlapping_rows": count, "ratio": count / max(1, len(sb[1])),
+            "by": "subset indices"}
+
+
 def check_row_overlap(ctx: DataContext) -> list[Finding]:
     out = []
     for a, b in split_pairs(ctx):
         try:
             res = overlap(ctx, a, b)
-        except (Unhashable, TypeError, ValueError) as exc:
+        except Unhashable as exc:
+            res = index_overlap(a, b)
+            if res is None:
+                ctx.notes.append(f"DATA001: {a.name}/{b.name} not compared ({exc})")
+                continue
+        except (TypeError, ValueError) as exc:
             ctx.notes.append(f"DATA001: {a.name}/{b.name} not compared ({type(exc).__name__})")
             continue
         if res is None or res["overlapping_rows"] == 0 or res["ratio"] <= ctx.options.overlap_threshold:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +41,10 @@ class GuardOptions:
     backend: Any = "auto"  # "auto" | "cuda" | "rss" | a MemoryBackend object
 
     def public(self) -> dict[str, Any]:
-        d = asdict(self) if not hasattr(self.backend, "current") else {
-            k: v for k, v in asdict(self).items() if k != "backend"}
+        """The options as plain JSON values (a backend object is named by its class)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["backend"] = self.backend if isinstance(self.backend, str) else type(self.backend).__name__
         return d
-
-
-class Refused(Exception):
-    """`--strict` and error findings: the cell was not run."""
 
 
 def session_sources(shell: Any, cell: str) -> tuple[list[str], list[int | None]]:
@@ -148,7 +144,7 @@ def seeding_checks(cell: str, opts: GuardOptions, pre: _Pre) -> None:
     run = pre.run
     rep = seeding.SeedReport()
     imported = {v.split(".")[0] for v in pre.aliases.values()}
-    rep.in_use = seeding.in_use(imported)
+    rep.in_use = seeding.in_use(imported, pre.trees, pre.aliases)
     rep.seeded.update(seeding.seeded_in_history(pre.trees, pre.aliases))
     rep.seeded.update(seeding.runtime_seeded())
     if opts.seed is not None:
@@ -236,12 +232,13 @@ def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, Ba
         except Exception as exc:  # noqa: BLE001
             run.notes.append(f"static checks failed: {type(exc).__name__}: {exc}")
     if opts.runtime:
-        runtime_checks(shell, cell, opts, pre)
+        _guarded(run, "runtime checks", runtime_checks, shell, cell, opts, pre)
     if opts.config is not None and not opts.runtime:
         run.notes.append("--config needs the runtime checks")
     if opts.estimate is not None or opts.memory_budget is not None:
-        estimate_check(shell, cell, opts, pre)
-    seeding_checks(cell, opts, pre)
+        _guarded(run, "estimate", estimate_check, shell, cell, opts, pre)
+    _guarded(run, "seeding", seeding_checks, cell, opts, pre)
+    apply_suppressions(cell, run)
     errors = run.errors()
     if opts.strict and errors:
         run.status = "refused"
@@ -263,7 +260,8 @@ def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, Ba
     finally:
         mem = tracker.stop(collect=backend.is_device)
     run.status = "failed" if error is not None else "ok"
-    after(shell, cell, opts, pre, backend, mem, error, runs_before)
+    _guarded(run, "post-run analysis", after, shell, cell, opts, pre, backend, mem, error, runs_before)
+    apply_suppressions(cell, run)
     run.duration_s = time.perf_counter() - t_start
     if error is not None:
         try:
@@ -343,6 +341,32 @@ def after(shell: Any, cell: str, opts: GuardOptions, pre: _Pre, backend: Any, me
     run.memory["largest_objects"] = largest
     if "torch" in sys.modules and backend.name == "rss":
         run.memory["note"] = "no CUDA device: host process memory (RSS) is shown"
+
+
+def _guarded(run: GuardRun, what: str, fn: Any, *args: Any) -> None:
+    """Run one stage of the guard; a bug in it is noted and never hides or replaces the user's own result."""
+    try:
+        fn(*args)
+    except Exception as exc:  # noqa: BLE001
+        run.notes.append(f"{what} failed: {type(exc).__name__}: {exc}")
+
+
+def apply_suppressions(cell: str, run: GuardRun) -> None:
+    """`# trainguard: ignore[DATA006]` at the top of the guarded cell silences runtime findings of that rule."""
+    if "trainguard" not in cell:
+        return
+    from ..notebook.model import Cell
+    from ..suppression import directives
+
+    cell_level = [d for d in directives(Cell(index=0, cell_type="code", source=cell)) if d.line is None]
+    kept = []
+    for f in run.runtime_findings:
+        d = next((d for d in cell_level if d.covers(f.rule_id)), None)
+        if d is None:
+            kept.append(f)
+        else:
+            run.suppressed.append(f"{f.rule_id}: {d.describe()}")
+    run.runtime_findings = kept
 
 
 def _finish(shell: Any, run: GuardRun) -> None:

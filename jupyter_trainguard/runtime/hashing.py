@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 CHUNK_ROWS = 65_536
+MAX_DEVICE_BYTES = 1 << 30  # larger GPU tensors are not copied to the host for hashing
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
@@ -47,6 +48,8 @@ def as_rows(value: Any) -> Any:
         if isinstance(value, torch.Tensor):
             t = value.detach()
             if t.device.type != "cpu":
+                if t.element_size() * t.nelement() > MAX_DEVICE_BYTES:
+                    raise Unhashable(f"{t.device.type} tensor larger than {MAX_DEVICE_BYTES >> 20} MiB")
                 t = t.cpu()  # device tensors need one host copy to be hashed
             return t.reshape(t.shape[0], -1).numpy() if t.ndim > 2 else t.numpy()
         if isinstance(value, DataLoader):
@@ -61,7 +64,25 @@ def as_rows(value: Any) -> Any:
 
 
 def n_rows(value: Any) -> int:
-    return int(len(as_rows(value)))
+    """Row count without materialising anything (a DataLoader counts its dataset's rows)."""
+    dataset = getattr(value, "dataset", None)
+    if dataset is not None and type(value).__name__ == "DataLoader":
+        value = dataset
+    shape = getattr(value, "shape", None)
+    return int(shape[0]) if shape else int(len(value))
+
+
+def subset_indices(value: Any) -> tuple[Any, Any] | None:
+    """(parent dataset, indices) for a torch Subset (or a DataLoader over one), else None."""
+    if "torch" not in sys.modules:
+        return None
+    from torch.utils.data import DataLoader, Subset
+
+    if isinstance(value, DataLoader):
+        value = value.dataset
+    if isinstance(value, Subset):
+        return value.dataset, np.asarray(value.indices, dtype=np.int64)
+    return None
 
 
 def row_hashes(rows: Any) -> np.ndarray:

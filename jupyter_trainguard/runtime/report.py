@@ -35,6 +35,7 @@ class GuardRun:
     error: dict[str, Any] | None = None  # type, message, oom numbers, advice
     cleanup: dict[str, Any] = field(default_factory=dict)
     refused_because: list[str] = field(default_factory=list)
+    suppressed: list[str] = field(default_factory=list)  # runtime findings silenced by a cell directive
     report_path: str | None = None
 
     @property
@@ -65,6 +66,7 @@ class GuardRun:
             "runtime": {"elapsed_ms": round(self.runtime_ms, 2), "splits": self.splits, "notes": self.notes},
             "seeding": self.seeding, "memory": self.memory, "estimate": self.estimate, "tracking": self.tracking,
             "error": self.error, "cleanup": self.cleanup, "refused_because": self.refused_because,
+            "suppressed": self.suppressed,
             "report_path": self.report_path,
         }
 

@@ -80,14 +80,37 @@ def seeded_in_history(trees: Iterable[Any], aliases: dict[str, str]) -> dict[str
     return found
 
 
-def in_use(imported: set[str]) -> dict[str, bool]:
+_NOT_DRAWS = {"seed", "default_rng", "Generator", "RandomState", "SeedSequence", "PCG64", "MT19937", "Random",
+              "SystemRandom", "get_state", "set_state", "getstate", "setstate", "BitGenerator", "Philox", "SFC64"}
+
+
+def in_use(imported: set[str], trees: Iterable[Any] = (), aliases: dict[str, str] | None = None) -> dict[str, bool]:
+    """Which global generators the session draws from.
+
+    python / numpy: a draw from the module-level API (`random.random()`, `np.random.permutation(...)`) in the
+    executed cells; numpy also when scikit-learn is imported (estimators and splitters with random_state=None
+    draw from NumPy's global RandomState). torch: imported (weight init and dropout use its global generator)."""
+    from .history import all_facts, resolve
+
+    aliases = aliases or {}
+    draws = {"python": False, "numpy": False}
+    for facts in all_facts(trees):
+        for call in [*facts.top_calls, *(c for cs in facts.helpers.values() for c in cs)]:
+            name = resolve(call, aliases)
+            mod, _, fn = name.rpartition(".")
+            if fn in _NOT_DRAWS:
+                continue
+            if mod == "random":
+                draws["python"] = True
+            elif mod == "numpy.random":
+                draws["numpy"] = True
     torch_loaded = "torch" in sys.modules or "torch" in imported
     cuda = False
     if "torch" in sys.modules:
         import torch
 
         cuda = bool(torch.cuda.is_available())
-    return {"python": "random" in imported, "numpy": "numpy" in imported, "torch": torch_loaded,
+    return {"python": draws["python"], "numpy": draws["numpy"] or "sklearn" in imported, "torch": torch_loaded,
             "torch_cuda": cuda}
 
 

@@ -5,7 +5,7 @@
 
 import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
-import { IDocumentWidget } from '@jupyterlab/docregistry';
+import { DocumentWidget, IDocumentWidget } from '@jupyterlab/docregistry';
 import { FileEditor, IEditorTracker } from '@jupyterlab/fileeditor';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
@@ -39,11 +39,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     shell.add(panel, 'right', { rank: 650 });
 
+    // Trackers only hold widgets of the default factories; notebooks opened through another factory
+    // (jupytext's "Jupytext Notebook" for .py/.md files) are still NotebookPanels.
     const targetOf = (w: Widget | null): Target | null => {
-      if (w && notebooks?.has(w)) {
+      if (w && (notebooks?.has(w) || w instanceof NotebookPanel)) {
         return { kind: 'notebook', widget: w as NotebookPanel };
       }
-      if (w && editors?.has(w)) {
+      if (w && (editors?.has(w) || (w instanceof DocumentWidget && w.content instanceof FileEditor))) {
         return { kind: 'editor', widget: w as IDocumentWidget<FileEditor> };
       }
       return null;
@@ -54,10 +56,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
         panel.setTarget(t);
       }
     };
+    // A document can be shown without ever taking focus (opened by a command behind a dialog): then follow
+    // the visible document of the main area.
+    const visibleDocument = (): Widget | null => {
+      for (const w of shell.widgets('main')) {
+        if (w.isVisible && targetOf(w)) {
+          return w;
+        }
+      }
+      return null;
+    };
+    const followVisible = () => {
+      const t = panel.target;
+      if (!t || !t.widget.isVisible) {
+        const current = shell.currentWidget;
+        follow(targetOf(current) ? current : visibleDocument());
+      }
+    };
     shell.currentChanged.connect((_, args) => follow(args.newValue));
+    shell.layoutModified.connect(followVisible);
     notebooks?.currentChanged.connect((_, nb) => nb && nb === shell.currentWidget && follow(nb));
     editors?.currentChanged.connect((_, ed) => ed && ed === shell.currentWidget && follow(ed));
-    void app.restored.then(() => follow(shell.currentWidget));
+    void app.restored.then(followVisible);
 
     app.commands.addCommand(OPEN, {
       label: 'TrainGuard: Show Findings Panel',
@@ -65,6 +85,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       icon: args => (args['isPalette'] ? undefined : shieldIcon),
       execute: () => {
         shell.activateById(panel.id);
+        followVisible();
         return panel.refresh();
       }
     });

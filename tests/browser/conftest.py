@@ -1,7 +1,7 @@
 """A real JupyterLab server on 127.0.0.1 (temp root, token, free port) and headless Chromium via Playwright.
 
-Skipped with a reason when /usr/bin/chromium or the `playwright` package is missing. The labextension must be
-installed (`pip install .`, or `pip install -e .` then `jupyter labextension develop --overwrite .`).
+Skipped with a reason when /usr/bin/chromium (or $TRAINGUARD_CHROMIUM) or the `playwright` package is missing.
+The labextension must be installed: `pip install .` or `pip install -e .` (both build it with node).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("TRAINGUARD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -83,6 +83,25 @@ def write_all(root: Path) -> None:
         ]),
     ])
     nbformat.write(xss, root / "xss.ipynb")
+    run = {"kind": "guarded_train", "steps": 3, "findings": [{
+        "rule_id": "DATA003", "rule_name": "transformer-saw-more-rows", "severity": "error",
+        "category": "leakage.preprocessing", "source": "runtime", "location": {"path": "<session>"},
+        "message": "StandardScaler was fitted on 100 rows; the training split has 75.",
+        "impact": "Scaling statistics include the 25 test rows, so the test score is optimistic.",
+        "fix": "Fit the scaler on X_train only (or put it in a Pipeline)."}]}
+    leaky = new_notebook(metadata=ks, cells=[
+        new_markdown_cell("# Churn model"),
+        new_code_cell("import numpy as np\nfrom sklearn.preprocessing import StandardScaler\n"
+                      "from sklearn.model_selection import train_test_split\n"
+                      "from sklearn.linear_model import LogisticRegression"),
+        new_code_cell("X = np.random.rand(100, 3)\ny = (X[:, 0] > 0.5).astype(int)"),
+        new_code_cell("X_scaled = StandardScaler().fit_transform(X)\n"
+                      "X_train, X_test, y_train, y_test = train_test_split(X_scaled, y)"),
+        new_code_cell("%%guarded_train\nmodel = LogisticRegression().fit(X_train, y_train)", outputs=[
+            new_output("display_data", data={RUN_MIME: run, "text/plain": "guarded run"})]),
+        new_code_cell("print('test accuracy', model.score(X_test, y_test))"),
+    ])
+    nbformat.write(leaky, root / "leaky.ipynb")
     (root / "train.py").write_text("# %% [markdown]\n# Demo\n\n# %%\nimport math\n\n# %%\nx = 1\n"
                                    "print 'x', x\n", encoding="utf-8")
 
@@ -136,7 +155,7 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
          "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         "--FileContentsManager.delete_to_trash=False"],
+         "--FileContentsManager.delete_to_trash=False", "--LabApp.expose_app_in_browser=True"],
         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
     url = f"http://127.0.0.1:{port}"
     lab = Lab(url, token, root)

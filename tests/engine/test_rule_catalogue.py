@@ -42,3 +42,18 @@ def test_rules_declare_the_fix_safety_of_their_fixers():
     for rule_id, safety in mapping.items():
         assert by_id[rule_id].fix_safety == safety, rule_id
     assert {r.id for r in by_id.values() if r.fix_safety} == set(mapping)
+
+
+def test_registry_first_load_is_thread_safe():
+    import subprocess
+    import sys
+
+    code = (
+        "import threading\n"
+        "from jupyter_trainguard.rules.registry import all_rules\n"
+        "counts = []\n"
+        "ts = [threading.Thread(target=lambda: counts.append(len(all_rules()))) for _ in range(8)]\n"
+        "[t.start() for t in ts]; [t.join() for t in ts]\n"
+        "assert len(set(counts)) == 1 and counts[0] > 40, counts\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

@@ -62,6 +62,18 @@ def test_data001_torch_random_split_subsets_of_duplicated_tensor(shell):
     assert any(h.evidence["overlapping_rows"] == expected for h in hits)
 
 
+def test_data001_subsets_of_an_unhashable_dataset_compare_indices(shell):
+    shell.run("import torch\nfrom torch.utils.data import Dataset, Subset, DataLoader\n"
+              "class Images(Dataset):\n    def __len__(self): return 100\n"
+              "    def __getitem__(self, i): return torch.full((3,), float(i))\n"
+              "images = Images()\ntrain_set = Subset(images, list(range(0, 80)))\n"
+              "test_loader = DataLoader(Subset(images, list(range(70, 100))), batch_size=10)")
+    shell.run("%%guarded_train\nn = len(train_set)")
+    (f,) = [f for f in shell.last.findings if f.rule_id == "DATA001"]
+    assert f.evidence["overlapping_rows"] == 10 and f.evidence["by"] == "subset indices"
+    assert {s["name"]: s["rows"] for s in shell.last.splits} == {"train_set": 80, "test_loader": 30}
+
+
 def test_data002_group_key_overlap(shell):
     shell.run(SETUP)
     shell.run("df = X.assign(user_id=np.arange(400) // 4, label=y)\n"
@@ -163,6 +175,14 @@ def test_data006_leaky_feature_named_never_valued(shell):
     hits = by_rule(shell, "DATA006")
     assert [h.evidence["column"] for h in hits] == ["<b>refund_issued</b>"]
     assert "7" not in hits[0].message and "10" not in hits[0].message
+
+
+def test_cell_directive_suppresses_a_runtime_rule(shell):
+    shell.run(SETUP)
+    shell.run("Xl = X.assign(leak=y)\n"
+              "X_train, X_test, y_train, y_test = train_test_split(Xl, y, test_size=0.25, random_state=0)")
+    shell.run("%%guarded_train\n# trainguard: ignore[DATA006]\nclf = LogisticRegression().fit(X_train, y_train)")
+    assert "DATA006" not in shell.ids() and shell.last.suppressed[0].startswith("DATA006")
 
 
 def test_data006_silent_on_honest_features(shell):

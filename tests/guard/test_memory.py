@@ -101,7 +101,7 @@ def test_optimizer_steps_become_markers_and_hook_is_removed():
     b = ScriptedBackend()
     model = torch.nn.Linear(4, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    t = MemoryTracker(b, interval=0)
+    t = MemoryTracker(b, interval=0, step_sample_gap=0)
     t.start()
     for _ in range(3):
         b.alloc(MiB)
@@ -111,6 +111,20 @@ def test_optimizer_steps_become_markers_and_hook_is_removed():
     opt.step()  # after stop: not recorded
     assert r.steps == 3 and [m[1] for m in r.markers] == [1, 2, 3]
     assert [m[2] for m in r.markers] == [MiB, 2 * MiB, 3 * MiB] and len(t.markers) == 3
+
+
+def test_fast_steps_reuse_the_last_read():
+    torch = pytest.importorskip("torch")
+    b = ScriptedBackend()
+    opt = torch.optim.SGD(torch.nn.Linear(2, 1).parameters(), lr=0.1)
+    t = MemoryTracker(b, interval=0, step_sample_gap=60)
+    t.start()
+    b.alloc(MiB)
+    opt.step()  # first step reads the backend
+    b.alloc(MiB)
+    opt.step()  # within the gap: reuses the first read
+    r = t.stop(collect=False)
+    assert [m[2] for m in r.markers] == [MiB, MiB] and r.peak_allocated == 2 * MiB
 
 
 def test_rss_backend_measures_a_real_host_allocation(shell):

@@ -81,3 +81,13 @@ def test_apply_deterministic_reads_the_start_environment():
     _, problems = seeding.apply_deterministic(start_env={"PYTHONHASHSEED": "0"})
     assert not any(p.startswith("PYTHONHASHSEED") for p in problems)
     torch.use_deterministic_algorithms(False)
+
+
+def test_rng001_quiet_for_seeded_generators_only(shell):
+    shell.run("import numpy as np\nimport random\nrng = np.random.default_rng(0)\nr = random.Random(1)")
+    shell.run("%%guarded_train\nx = rng.normal(size=10).sum() + r.random()")
+    assert "RNG001" not in shell.ids()
+    assert shell.last.seeding["in_use"]["numpy"] is False and shell.last.seeding["in_use"]["python"] is False
+    shell.run("%%guarded_train\nnoise = np.random.rand(3)")
+    (f,) = [f for f in shell.last.findings if f.rule_id == "RNG001"]
+    assert f.evidence["unseeded"] == ["numpy"] or f.evidence["unseeded"][0] == "numpy"
