@@ -37,6 +37,16 @@ class Selection:
         return None
 
 
+def clear_caches() -> None:
+    """Forget memoised parses (benchmarks measure cold analyses with this)."""
+    from .analysis.parsed import _PARSE_CACHE, _PARSE_LOCK
+    from .notebook.ipython_syntax import _to_python_cached
+
+    with _PARSE_LOCK:
+        _PARSE_CACHE.clear()
+    _to_python_cached.cache_clear()
+
+
 def hit_to_finding(r: Rule, hit: Hit, path: str, config: Config) -> Finding:
     cell = hit.cell
     if cell is not None:

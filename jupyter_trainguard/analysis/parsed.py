@@ -3,12 +3,44 @@
 from __future__ import annotations
 
 import ast
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..notebook.model import Cell, Notebook
+
+_PARSE_CACHE: OrderedDict[str, tuple[ast.Module | None, SyntaxError | None]] = OrderedDict()
+_PARSE_CACHE_SIZE = 4096
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_code(code: str) -> tuple[ast.Module | None, SyntaxError | None]:
+    """Parse one cell's code, memoised by its text: the guard re-analyses the whole session before every training
+    cell, and a scan meets the same boilerplate cells again and again. Rules treat trees as read-only."""
+    with _PARSE_LOCK:
+        hit = _PARSE_CACHE.get(code)
+        if hit is not None:
+            _PARSE_CACHE.move_to_end(code)
+            return hit
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result: tuple[ast.Module | None, SyntaxError | None] = (ast.parse(code), None)
+    except SyntaxError as exc:
+        result = (None, exc)
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        err = SyntaxError(f"cannot parse: {type(exc).__name__}")
+        err.lineno = 1
+        result = (None, err)
+    if len(code) < 100_000:
+        with _PARSE_LOCK:
+            _PARSE_CACHE[code] = result
+            if len(_PARSE_CACHE) > _PARSE_CACHE_SIZE:
+                _PARSE_CACHE.popitem(last=False)
+    return result
 
 
 @dataclass
@@ -32,17 +64,8 @@ class ParsedNotebook:
         for cell in nb.execution_order():
             if cell.python is None:
                 continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    tree = ast.parse(cell.python)
-                parsed.cells.append(ParsedCell(cell, tree))
-            except SyntaxError as exc:
-                parsed.cells.append(ParsedCell(cell, None, exc))
-            except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
-                err = SyntaxError(f"cannot parse: {type(exc).__name__}")
-                err.lineno = 1
-                parsed.cells.append(ParsedCell(cell, None, err))
+            tree, error = parse_code(cell.python)
+            parsed.cells.append(ParsedCell(cell, tree, error))
         parsed.aliases = aliases_from_nodes(node for _, node in parsed.nodes
                                             if isinstance(node, (ast.Import, ast.ImportFrom)))
         return parsed

@@ -12,6 +12,8 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+_NON_CONTROL_ESCAPE = re.compile(r"\\u(?!00[01][0-9a-fA-F])[0-9a-fA-F]{4}")
+
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
@@ -196,7 +198,8 @@ def splice(text: str, new_sources: dict[int, str], inserts: list[tuple[int, str]
     after original cell index k (-1: at the top) for each (k, source) in `inserts`, in the given order."""
     spans = scan(text)
     unit = _indent_unit(text, spans)
-    ascii_only = all(ord(ch) < 128 for ch in text) and "\\u" in text
+    # ensure_ascii writers escape everything >= 0x7f; control characters (< 0x20) are escaped by every writer
+    ascii_only = all(ord(ch) < 128 for ch in text) and _NON_CONTROL_ESCAPE.search(text) is not None
     newline = "\r\n" if "\r\n" in text else "\n"
     pieces: list[tuple[int, int, str]] = []  # (start, end, replacement)
     for index, source in new_sources.items():

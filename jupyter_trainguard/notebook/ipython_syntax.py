@@ -38,11 +38,24 @@ def split_cell_magic(source: str) -> tuple[str | None, str, int]:
     return name or None, body, source[:lead].count("\n") + 1
 
 
+@lru_cache(maxsize=4096)
+def _to_python_cached(source: str) -> tuple[str | None, tuple[int, ...], str | None]:
+    code, line_map, magic = _to_python(source)
+    return code, tuple(line_map), magic
+
+
 def to_python(source: str) -> tuple[str | None, list[int], str | None]:
     """Return (python code or None when the cell is not Python, line map, cell magic name).
 
-    The line map gives, for each line of the returned code, the 1-based line of `source`.
+    The line map gives, for each line of the returned code, the 1-based line of `source`. Memoised by text.
     """
+    if len(source) > 100_000:
+        return _to_python(source)
+    code, line_map, magic = _to_python_cached(source)
+    return code, list(line_map), magic
+
+
+def _to_python(source: str) -> tuple[str | None, list[int], str | None]:
     magic, body, offset = split_cell_magic(source)
     if magic is not None and magic not in PYTHON_BODY_MAGICS:
         return None, [], magic

@@ -53,7 +53,7 @@ def provenance_items(audit: AuditReport) -> tuple[dict[str, str], dict[str, str]
 
 def log_to_active_run(audit: AuditReport, markdown: str | None = None) -> dict[str, Any]:
     """Log to the active MLflow run if there is one (MLflow is only used when the session already imported it)."""
-    if "mlflow" not in sys.modules:
+    if sys.modules.get("mlflow") is None:
         return {}
     import mlflow
 

@@ -111,7 +111,7 @@ def hash_dataset(obj: Any) -> dict[str, Any] | None:
             header = repr((str(obj.dtype), obj.shape)).encode()
             return {"type": "ndarray", "shape": list(obj.shape), "dtype": str(obj.dtype),
                     "sha256": _sha256([header, body]), "method": "ndarray bytes"}
-    if mod.startswith("torch") and "torch" in sys.modules:
+    if mod.startswith("torch") and sys.modules.get("torch") is not None:
         import torch
 
         if isinstance(obj, torch.Tensor):

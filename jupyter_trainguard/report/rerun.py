@@ -76,7 +76,7 @@ def _rng_states() -> dict[str, Any]:
         import numpy as np
 
         states["numpy"] = np.random.get_state()
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
 
         states["torch"] = torch.get_rng_state()
@@ -105,7 +105,7 @@ def _seed_all(seed: int) -> None:
         import numpy as np
 
         np.random.seed(seed % 2**32)
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
 
         torch.manual_seed(seed)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..analysis.constants import check_constant
 from .context import NotebookContext

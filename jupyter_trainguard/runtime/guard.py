@@ -248,18 +248,17 @@ def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, Ba
         return run, None
     from . import tracking
 
-    runs_before = tracking.active_runs()
-    backend = make_backend(opts, cell)
-    from .memory.tracker import MemoryTracker
-
-    tracker = MemoryTracker(backend, interval=opts.sample_interval)
+    runs_before: dict[str, list[str]] = {"mlflow": [], "wandb": []}
+    _guarded(run, "tracking", lambda: runs_before.update(tracking.active_runs()))
+    backend, tracker = start_memory(run, opts, cell)
     error: BaseException | None = None
-    tracker.start()
     try:
         error = execute(shell, cell)
     finally:
-        mem = tracker.stop(collect=backend.is_device)
+        mem = stop_memory(run, backend, tracker)
     run.status = "failed" if error is not None else "ok"
+    if error is not None:  # first, on its own: nothing else may keep a failed cell's runs open
+        _guarded(run, "tracking closure", close_runs, pre, runs_before)
     _guarded(run, "post-run analysis", after, shell, cell, opts, pre, backend, mem, error, runs_before)
     apply_suppressions(cell, run)
     run.duration_s = time.perf_counter() - t_start
@@ -272,23 +271,87 @@ def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, Ba
     return run, error
 
 
+def start_memory(run: GuardRun, opts: GuardOptions, cell: str) -> tuple[Any, Any]:
+    """The backend and a started tracker; a backend that fails is noted and replaced by one measuring nothing."""
+    from .memory.backend import NullBackend
+    from .memory.tracker import MemoryTracker
+
+    try:
+        backend = make_backend(opts, cell)
+        tracker = MemoryTracker(backend, interval=opts.sample_interval)
+        tracker.start()
+        return backend, tracker
+    except Exception as exc:  # noqa: BLE001 - memory tracking must never stop the user's cell
+        run.notes.append(f"memory tracking failed to start: {type(exc).__name__}: {exc}")
+        return NullBackend(), None
+
+
+def stop_memory(run: GuardRun, backend: Any, tracker: Any) -> Any:
+    """Stop the tracker (always undoing its thread, hooks and patches); an empty result when it fails."""
+    from .memory.backend import NullBackend
+    from .memory.tracker import MemoryResult
+
+    if tracker is not None:
+        try:
+            return tracker.stop(collect=backend.is_device)
+        except Exception as exc:  # noqa: BLE001
+            run.notes.append(f"memory tracking failed: {type(exc).__name__}: {exc}")
+            try:
+                tracker.release()
+            except Exception:  # noqa: BLE001
+                pass
+    null = NullBackend()
+    return MemoryResult(backend=null.name, is_device=False)
+
+
+def close_runs(pre: _Pre, runs_before: dict[str, list[str]]) -> None:
+    """End the runs a failed cell left open (FAILED) and record them (GUARD001)."""
+    from . import tracking
+
+    run = pre.run
+    closed = tracking.close_failed()
+    run.tracking = {"before": runs_before, "closed_as_failed": closed}
+    for system, ids in closed.items():
+        if ids:
+            run.runtime_findings.append(R.GUARD001.finding(
+                pre.location, f"{len(ids)} {system} run(s) left open by the failed cell were closed as "
+                              f"{'FAILED' if system == 'mlflow' else 'failed (exit code 1)'}.",
+                {"system": system, "run_ids": ids}))
+
+
+def _current(backend: Any) -> int:
+    try:
+        return int(backend.current()[0])
+    except Exception:  # noqa: BLE001 - a broken backend reads as 0
+        return 0
+
+
 def after(shell: Any, cell: str, opts: GuardOptions, pre: _Pre, backend: Any, mem: Any,
           error: BaseException | None, runs_before: dict[str, list[str]]) -> None:
-    from . import cleanup, tracking
+    from . import cleanup
     from .oom import advice, fmt_bytes, is_oom, parse_oom
 
     run = pre.run
-    largest = cleanup.largest_objects(shell.user_ns, device_only=backend.is_device)
+    try:
+        largest = cleanup.largest_objects(shell.user_ns, device_only=backend.is_device)
+    except Exception as exc:  # noqa: BLE001 - the frame clean-up below must still happen
+        run.notes.append(f"largest objects failed: {type(exc).__name__}: {exc}")
+        largest = []
     if error is not None:
         oom = is_oom(error)
-        run.error = {"type": type(error).__name__, "message": str(error)[:500], "oom": oom}
+        # the message is kept for out-of-memory errors only (allocator sizes); others can quote data values
+        # ("could not convert string to float: '<a value>'"), which must not reach the report file or panel
+        run.error = {"type": type(error).__name__, "oom": oom,
+                     "message": str(error)[:500] if oom else None}
+        if not oom:
+            run.error["message_omitted"] = "not stored (it can quote data values); see the cell's traceback"
         if not opts.keep_traceback:
-            before = backend.current()[0]
+            before = _current(backend)
             frames = cleanup.release_exception(error)
             cleanup.forget_last_exception()
             cleanup.collect()
-            backend.empty_cache()
-            now = backend.current()[0]
+            _guarded(run, "empty_cache", backend.empty_cache)
+            now = _current(backend)
             mem.retained = now - mem.start_allocated
             mem.end_allocated = now
             run.cleanup = {"frames_cleared": frames, "allocated_before": before, "allocated_after": now,
@@ -311,24 +374,8 @@ def after(shell: Any, cell: str, opts: GuardOptions, pre: _Pre, backend: Any, me
                                                                "failed frames." if freed else "")
             run.runtime_findings.append(R.MEM001.finding(pre.location, msg, {
                 "numbers": numbers, "peak_allocated": mem.peak_allocated, "freed": freed}))
-        closed = tracking.close_failed()
-        run.tracking = {"before": runs_before, "closed_as_failed": closed}
-        for system, ids in closed.items():
-            if ids:
-                run.runtime_findings.append(R.GUARD001.finding(
-                    pre.location, f"{len(ids)} {system} run(s) left open by the failed cell were closed as "
-                                  f"{'FAILED' if system == 'mlflow' else 'failed (exit code 1)'}.",
-                    {"system": system, "run_ids": ids}))
     else:
-        now = tracking.active_runs()
-        run.tracking = {"before": runs_before, "after": now}
-        for system, ids in now.items():
-            new = [i for i in ids if i not in runs_before.get(system, [])]
-            if new:
-                run.runtime_findings.append(R.GUARD001.finding(
-                    pre.location, f"The cell started {len(new)} {system} run(s) and left them open; end them "
-                                  "(or use a context manager) so a later failure cannot leave them RUNNING.",
-                    {"system": system, "run_ids": new}, severity="info"))
+        _guarded(run, "tracking", note_open_runs, pre, runs_before)
     if backend.is_device and mem.retained > opts.leak_threshold:
         held = [o for o in largest if o["device"] != "cpu"]
         names = ", ".join(f"{o['name']} ({fmt_bytes(o['bytes'])})" for o in held[:3])
@@ -339,8 +386,24 @@ def after(shell: Any, cell: str, opts: GuardOptions, pre: _Pre, backend: Any, me
             {"retained": mem.retained, "largest": held[:5]}))
     run.memory = mem.to_dict()
     run.memory["largest_objects"] = largest
-    if "torch" in sys.modules and backend.name == "rss":
+    if sys.modules.get("torch") is not None and backend.name == "rss":
         run.memory["note"] = "no CUDA device: host process memory (RSS) is shown"
+
+
+def note_open_runs(pre: _Pre, runs_before: dict[str, list[str]]) -> None:
+    """After a successful cell: runs it started and left open are noted (info), never closed."""
+    from . import tracking
+
+    run = pre.run
+    now = tracking.active_runs()
+    run.tracking = {"before": runs_before, "after": now}
+    for system, ids in now.items():
+        new = [i for i in ids if i not in runs_before.get(system, [])]
+        if new:
+            run.runtime_findings.append(R.GUARD001.finding(
+                pre.location, f"The cell started {len(new)} {system} run(s) and left them open; end them "
+                              "(or use a context manager) so a later failure cannot leave them RUNNING.",
+                {"system": system, "run_ids": new}, severity="info"))
 
 
 def _guarded(run: GuardRun, what: str, fn: Any, *args: Any) -> None:

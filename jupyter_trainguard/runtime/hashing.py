@@ -41,7 +41,7 @@ def as_rows(value: Any) -> Any:
         return value
     if isinstance(value, np.ndarray):
         return value
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
         from torch.utils.data import DataLoader, Subset, TensorDataset
 
@@ -74,7 +74,7 @@ def n_rows(value: Any) -> int:
 
 def subset_indices(value: Any) -> tuple[Any, Any] | None:
     """(parent dataset, indices) for a torch Subset (or a DataLoader over one), else None."""
-    if "torch" not in sys.modules:
+    if sys.modules.get("torch") is None:
         return None
     from torch.utils.data import DataLoader, Subset
 

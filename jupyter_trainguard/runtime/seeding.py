@@ -104,9 +104,9 @@ def in_use(imported: set[str], trees: Iterable[Any] = (), aliases: dict[str, str
                 draws["python"] = True
             elif mod == "numpy.random":
                 draws["numpy"] = True
-    torch_loaded = "torch" in sys.modules or "torch" in imported
+    torch_loaded = sys.modules.get("torch") is not None or "torch" in imported
     cuda = False
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
 
         cuda = bool(torch.cuda.is_available())
@@ -117,7 +117,7 @@ def in_use(imported: set[str], trees: Iterable[Any] = (), aliases: dict[str, str
 def runtime_seeded() -> dict[str, str]:
     """Generators whose state shows they were seeded (torch only; see the module docstring)."""
     out: dict[str, str] = {}
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
 
         if torch.initial_seed() != TORCH_DEFAULT_SEED:
@@ -138,7 +138,7 @@ def seed_all(seed: int, uses_torch: bool = False) -> list[str]:
 
     np.random.seed(seed % 2**32)
     done.append("numpy")
-    if "torch" in sys.modules or uses_torch:
+    if sys.modules.get("torch") is not None or uses_torch:
         import torch
 
         torch.manual_seed(seed)
@@ -173,7 +173,7 @@ def apply_deterministic(start_env: dict[str, str] | None = None) -> tuple[dict[s
         late = " (it was set from inside the session, too late)" if "PYTHONHASHSEED" in os.environ else ""
         problems.append("PYTHONHASHSEED was not set when the interpreter started, so str/bytes hashing (and set "
                         f"iteration order) stays randomised{late}; set it in the kernel's environment.")
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
 
         torch.use_deterministic_algorithms(True, warn_only=True)

@@ -47,7 +47,7 @@ def kind_of(value: Any) -> str | None:
         return {"DataFrame": "frame", "Series": "series"}.get(name)
     if mod.startswith("numpy") and type(value).__name__ == "ndarray":
         return "array" if value.ndim in (1, 2) and value.size else None
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:
         import torch
 
         if isinstance(value, torch.Tensor):

@@ -182,8 +182,10 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread while it is open, which
+    breaks the asyncio-based server fixtures of later test modules."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

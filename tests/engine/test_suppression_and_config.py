@@ -50,7 +50,8 @@ def test_select_and_ignore_are_disclosed(tmp_path):
 
 def test_config_discovered_upwards_and_applied(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.trainguard]\nstandard = ["nb/**/std_*"]\nignore = ["NB003"]\n\n[tool.trainguard.severity]\nCFG002 = "info"\n')
+        '[tool.trainguard]\nstandard = ["nb/**/std_*"]\nignore = ["NB003"]\n\n'
+        '[tool.trainguard.severity]\nCFG002 = "info"\n')
     p = write_notebook(tmp_path / "nb" / "deep" / "std_1.ipynb", ["LR = 0", "b = 1"], counts=[2, 1])
     assert find_pyproject(p) == tmp_path / "pyproject.toml"
     rep = analyze_path(p)

@@ -233,12 +233,46 @@ class ScriptedBackend:
         return [(self.api, "reset_peak_memory_stats")]
 
 
+class NullBackend:
+    """Measures nothing: what the guard falls back to when the real backend fails, so the cell still runs."""
+
+    name = "none"
+    is_device = False
+    peak_exact = False
+
+    def current(self) -> tuple[int, int]:
+        return 0, 0
+
+    def peak(self) -> int:
+        return 0
+
+    def reset_peak(self) -> None:
+        pass
+
+    def counters(self) -> dict[str, int]:
+        return {}
+
+    def device_info(self) -> tuple[int, int] | None:
+        return None
+
+    def synchronize(self) -> None:
+        pass
+
+    def empty_cache(self) -> None:
+        pass
+
+    def reset_targets(self) -> list[tuple[Any, str]]:
+        return []
+
+
 def cuda_in_use(cell_source: str = "") -> bool:
     """CUDA is measured when torch is already imported (or the cell imports it) and a device is available."""
     if "torch" not in sys.modules and "torch" not in cell_source:
         return False
-    import torch
-
+    try:
+        import torch
+    except ImportError:  # not installed, or blocked (`sys.modules["torch"] = None`)
+        return False
     try:
         return bool(torch.cuda.is_available())
     except (RuntimeError, AssertionError):

@@ -71,6 +71,22 @@ class MemoryTracker:
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def start(self) -> None:
+        try:
+            self._start_tracking()
+        except BaseException:
+            self.release()  # a backend that fails half-way must not leave a patch, hook or thread behind
+            raise
+
+    def release(self) -> None:
+        """Stop the sampler thread and undo every hook and patch; safe to call more than once."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._remove_step_hook()
+        self._unpatch_resets()
+        self.running = False
+
+    def _start_tracking(self) -> None:
         b = self.backend
         b.synchronize()
         self._t0 = time.perf_counter()
@@ -90,12 +106,7 @@ class MemoryTracker:
         """Stop sampling and undo hooks/patches; `collect` runs a young-generation gc before the leftover is read
         (a full collection can take half a second with torch loaded, far above the 2 % overhead budget)."""
         b = self.backend
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._remove_step_hook()
-        self._unpatch_resets()
-        self.running = False
+        self.release()
         b.synchronize()
         peak_counter = b.peak()
         end_now = b.current()
@@ -142,7 +153,7 @@ class MemoryTracker:
 
     # -- optimizer step markers ------------------------------------------------------------------------------
     def _install_step_hook(self) -> None:
-        if "torch" not in sys.modules:
+        if sys.modules.get("torch") is None:
             return
         try:
             from torch.optim.optimizer import register_optimizer_step_post_hook
