@@ -191,7 +191,8 @@ def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int |
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                     exec(compile(code, f"<trainaudit rerun In[{idx}]>", "exec"), ns)
             except Exception as exc:
-                return {"cell": idx, "metric": metric, "error": f"the cell raised {type(exc).__name__}: {exc}",
+                error = f"the cell raised {type(exc).__name__} (message omitted: it may quote data)"
+                return {"cell": idx, "metric": metric, "error": error,
                         "seeds_itself": bool(seeding), "seeding": seeding}
             if metric not in ns:
                 return {"cell": idx, "metric": metric, "error": f"the cell did not set {metric!r}",

@@ -165,7 +165,7 @@ def check_row_overlap(ctx: DataContext) -> list[Finding]:
         except Unhashable as exc:
             res = index_overlap(a, b)
             if res is None:
-                ctx.notes.append(f"DATA001: {a.name}/{b.name} not compared ({exc})")
+                ctx.notes.append(f"DATA001: {a.name}/{b.name} not compared ({type(exc).__name__})")
                 continue
         except (TypeError, ValueError) as exc:
             ctx.notes.append(f"DATA001: {a.name}/{b.name} not compared ({type(exc).__name__})")
@@ -512,5 +512,5 @@ def run_data_checks(ctx: DataContext) -> list[Finding]:
         try:
             findings.extend(check(ctx))
         except Exception as exc:  # noqa: BLE001 - a check must never stop the user's training
-            ctx.notes.append(f"{rid}: not run ({type(exc).__name__}: {exc})")
+            ctx.notes.append(f"{rid}: not run ({type(exc).__name__})")
     return findings

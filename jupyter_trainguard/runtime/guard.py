@@ -109,7 +109,7 @@ def runtime_checks(shell: Any, cell: str, opts: GuardOptions, pre: _Pre) -> None
     try:
         splits = discover_splits(shell.user_ns, pre.trees)
     except Exception as exc:  # noqa: BLE001 - odd namespace objects must not block training
-        run.notes.append(f"split discovery failed: {type(exc).__name__}: {exc}")
+        run.notes.append(f"split discovery failed: {type(exc).__name__}")
         splits = []
     run.splits = [{"name": s.name, "role": s.role, "kind": s.kind, "label": s.is_label, "via": s.via,
                    "rows": _rows(s.value)} for s in splits]
@@ -335,7 +335,7 @@ def after(shell: Any, cell: str, opts: GuardOptions, pre: _Pre, backend: Any, me
     try:
         largest = cleanup.largest_objects(shell.user_ns, device_only=backend.is_device)
     except Exception as exc:  # noqa: BLE001 - the frame clean-up below must still happen
-        run.notes.append(f"largest objects failed: {type(exc).__name__}: {exc}")
+        run.notes.append(f"largest objects failed: {type(exc).__name__}")
         largest = []
     if error is not None:
         oom = is_oom(error)

@@ -75,7 +75,10 @@ def test_review_of_notebook_path_and_out_file(shell, leaky_nb, tmp_path):
     assert json.loads(out_json.read_text())["subject"] == str(leaky_nb)
 
 
-def test_last_guarded_run(shell, capsys):
+def test_last_guarded_run(shell, capsys, monkeypatch):
+    import jupyter_trainguard.runtime.report as run_report
+
+    monkeypatch.setattr(run_report, "_LAST", None)  # a guarded run from an earlier test must not count
     shell.run("%trainaudit --last")
     assert "no %%guarded_train run in this kernel yet" in capsys.readouterr().out
     shell.run("import numpy as np\nfrom sklearn.model_selection import train_test_split\n"

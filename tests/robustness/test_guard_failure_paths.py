@@ -196,6 +196,9 @@ def test_backend_that_raises(shell, store, method, after, fails):
         result = shell.run(BODY_OK.format(opts=opts, extra="import time\ntime.sleep(0.03)"))
         check_contract(shell, result)
     assert api.reset_peak_memory_stats == original_reset, "the patched peak resetter must be restored"
+    if fails or method != "empty_cache":  # empty_cache is only called after a failure
+        assert any(f"backend {method} broke" in n for n in shell.last.notes), shell.last.notes
+        assert shell.last.memory["backend"] in ("none", "scripted")
 
 
 # -- inside the display -----------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import sys
 
 from jupyter_trainguard.cli import main
 from jupyter_trainguard.engine import scan
-
 from tests.engine.conftest import PYPROJECT, write_notebook
 
 PAYLOAD = "open({marker!r}, 'w').write('executed')"
