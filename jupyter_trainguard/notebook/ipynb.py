@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 from .ipython_syntax import to_python
@@ -49,7 +50,9 @@ def notebook_from_json(path: str, text: str, warnings: list[str] | None = None) 
         try:
             import nbformat
 
-            data = nbformat.convert(nbformat.from_dict(data), 4)
+            with warnings.catch_warnings():  # nbformat warns about (and repairs) duplicate ids on the way
+                warnings.simplefilter("ignore")
+                data = nbformat.convert(nbformat.from_dict(data), 4)
             warnings.append(f"upgraded from nbformat {major} to 4")
         except Exception as exc:  # nbformat rejects some broken v3 files
             return Notebook(path=path, error=f"could not upgrade nbformat {major} notebook: {exc}", warnings=warnings)
