@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import warnings
+import warnings as pywarnings
 from typing import Any
 
 from .ipython_syntax import to_python
@@ -50,8 +50,8 @@ def notebook_from_json(path: str, text: str, warnings: list[str] | None = None) 
         try:
             import nbformat
 
-            with warnings.catch_warnings():  # nbformat warns about (and repairs) duplicate ids on the way
-                warnings.simplefilter("ignore")
+            with pywarnings.catch_warnings():  # nbformat warns about (and repairs) duplicate ids on the way
+                pywarnings.simplefilter("ignore")
                 data = nbformat.convert(nbformat.from_dict(data), 4)
             warnings.append(f"upgraded from nbformat {major} to 4")
         except Exception as exc:  # nbformat rejects some broken v3 files
