@@ -41,6 +41,11 @@ _COUNTER = itertools.count(1)
 STAT_METHODS = frozenset({"mean", "median", "std", "var", "min", "max", "mode", "quantile"})
 NP_STATS = frozenset({"mean", "median", "std", "var", "min", "max", "amin", "amax", "nanmean", "nanmedian", "nanstd",
                       "nanvar", "nanmin", "nanmax", "percentile", "nanpercentile", "quantile", "ptp"})
+RANDOM_DRAWS = frozenset({"rand", "randn", "randint", "random", "random_sample", "normal", "uniform", "integers",
+                          "standard_normal", "binomial", "poisson", "exponential", "multivariate_normal",
+                          "lognormal", "beta", "gamma", "choice", "permutation"})
+ARRAY_BUILDERS = frozenset({"array", "asarray", "DataFrame", "Series", "concatenate", "vstack", "hstack", "c_",
+                            "column_stack", "stack", "concat"})
 SCALE_FUNCS = frozenset(f"sklearn.preprocessing.{f}" for f in ("scale", "minmax_scale", "robust_scale",
                                                                  "maxabs_scale", "quantile_transform",
                                                                  "power_transform"))
@@ -948,6 +953,12 @@ class Flow:
                         self.env[param] = saved
                 self.check_selection_args([picked], e)
         data = [a for a in args + list(kws.values()) if a is not None and a.kind != "est"]
+        if not data and (leaf in RANDOM_DRAWS or (root in ("numpy", "pandas") and leaf in ARRAY_BUILDERS)):
+            # data made in the notebook (random draws, literal arrays, frames built from them) is data too
+            v = self.new("data", (), e)
+            if root == "pandas":
+                v.cols = {"frame": id(v), "removed": frozenset(), "selected": None}
+            return v
         if data:
             kind = "score" if any(d.score for d in data) else ("hyper" if all(d.kind == "hyper" for d in data)
                                                                else "data")
