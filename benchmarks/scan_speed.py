@@ -80,11 +80,15 @@ def main() -> int:
         cells = [len(nbformat.read(p, as_version=4).cells) for p in paths[:50]]
         analyze_path(paths[0])  # warm caches (IPython transformer import)
         per_nb = []
+        by_size: dict[str, list[float]] = {"20-60 cells": [], "61-120 cells": [], "121-200 cells": []}
         for p in paths:
             clear_caches()  # cold: no cell of an earlier notebook is reused
             t0 = time.perf_counter()
-            analyze_path(p)
-            per_nb.append((time.perf_counter() - t0) * 1000)
+            rep = analyze_path(p)
+            ms = (time.perf_counter() - t0) * 1000
+            per_nb.append(ms)
+            key = "20-60 cells" if rep.cells <= 60 else "61-120 cells" if rep.cells <= 120 else "121-200 cells"
+            by_size[key].append(ms)
         warm = []
         for p in paths[:100]:
             t0 = time.perf_counter()
@@ -98,6 +102,9 @@ def main() -> int:
     print(f"corpus: {args.notebooks} notebooks, 20-200 cells (mean of first 50: {statistics.mean(cells):.0f})")
     print(f"per notebook (cold caches): median {statistics.median(per_nb):.2f} ms, p95 {p95:.2f} ms, "
           f"max {per_nb[-1]:.2f} ms")
+    for key, values in by_size.items():
+        if values:
+            print(f"  {key}: {len(values)} notebooks, median {statistics.median(values):.2f} ms")
     print(f"per notebook re-analysed (parse cache warm, as in %%guarded_train): median "
           f"{statistics.median(warm):.2f} ms")
     print(f"trainguard scan (jobs={args.jobs}, project rules included): {wall:.2f} s for "

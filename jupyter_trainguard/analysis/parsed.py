@@ -77,7 +77,7 @@ class ParsedNotebook:
         for pc in self.cells:
             if pc.tree is not None:
                 cell = pc.cell
-                out.extend((cell, node) for node in ast.walk(pc.tree))
+                out.extend((cell, node) for node in walk_list(pc.tree))
         return out
 
     @cached_property
@@ -109,6 +109,23 @@ class ParsedNotebook:
         """Top-level statements of every cell, in execution order."""
         for cell, tree in self.trees:
             yield from ((cell, s) for s in tree.body)
+
+
+def walk_list(tree: ast.AST) -> list[ast.AST]:
+    """Every node of `tree`, in the same breadth-first order as `ast.walk`, without its generator overhead."""
+    out = [tree]
+    i = 0
+    ast_type = ast.AST
+    while i < len(out):
+        node = out[i]
+        i += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                out.extend(x for x in value if isinstance(x, ast_type))
+            elif isinstance(value, ast_type):
+                out.append(value)
+    return out
 
 
 def collect_aliases(trees) -> dict[str, str]:

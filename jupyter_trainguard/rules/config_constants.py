@@ -64,6 +64,12 @@ _RANGES: dict[str, tuple[Any, str]] = {
 
 
 def _number(node: ast.AST) -> Any:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = node.operand
+    else:
+        inner = node
+    if not isinstance(inner, ast.Constant):  # only literal numbers are judged; skip evaluating anything else
+        return None
     try:
         value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
