@@ -67,19 +67,20 @@ def overhead(repeats: int) -> None:
     timed(ip, LOOP)  # warm-up
     timed(ip, "%%guarded_train --quiet\n" + LOOP)
     variants = {"plain": LOOP, "guarded": "%%guarded_train --quiet\n" + LOOP,
-                "tracking only": "%%guarded_train --quiet --no-static --no-runtime\n" + LOOP}
+                "tracking only": "%%guarded_train --quiet --no-static --no-runtime\n" + LOOP,
+                "control %%time": "%%time\n" + LOOP}  # a trivial wrapper: shows this machine's noise floor
     times: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
     for i in range(repeats):
         order = list(variants.items())
-        order = order[i % 3:] + order[:i % 3]  # rotate so no variant always runs first
+        order = order[i % len(order):] + order[:i % len(order)]  # rotate so no variant always runs first
         for kind, src in order:
             times[kind].append(timed(ip, src))
             cpu[kind].append(CPU["last"])
     mp = statistics.median(times["plain"])
     run = ip.user_ns["_trainguard_last"]
     print(f"200-step CPU loop, {repeats} interleaved repeats, plain median {mp * 1000:.1f} ms:")
-    for kind in ("guarded", "tracking only"):
+    for kind in ("guarded", "tracking only", "control %%time"):
         mk = statistics.median(times[kind])
         pair = statistics.median(g / p for g, p in zip(times[kind], times["plain"]))
         ck, cp = statistics.median(cpu[kind]), statistics.median(cpu["plain"])
