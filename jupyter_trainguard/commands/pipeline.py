@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from ..config import ConfigError, load_config
 from ..engine import Selection
 from ..output import FORMATS, render
-from .scan import split_ids, threshold_exceeded
+from .scan import emit, split_ids, threshold_exceeded, wants_colour
 
 NAME = "pipeline"
 HELP = "check the shared training components: imports, signatures, integration, error handling (--smoke: run it)"
@@ -68,18 +67,11 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"trainguard: {exc}", file=sys.stderr)
         return 2
-    colour = args.output is None and sys.stdout.isatty() and not args.no_color and "NO_COLOR" not in os.environ
-    text = render(args.format, result.reports, colour=colour)
+    text = render(args.format, result.reports, colour=wants_colour(args))
     if args.format == "text":
         head, _, last = text.rpartition("\n")
         last = last.replace(" notebooks scanned:", " files checked:").replace(" notebook scanned:", " file checked:")
         text = result.summary_text() + "\n\n" + (head + "\n" if head else "") + last
-    if args.output:
-        try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            print(f"trainguard: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
-            return 2
-    else:
-        print(text)
+    if not emit(text, args.output):
+        return 2
     return 1 if threshold_exceeded(result.worst(), args.fail_on or config.fail_on) else 0

@@ -44,6 +44,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def wants_colour(args: argparse.Namespace) -> bool:
+    """Colour only for text going to a terminal, unless --no-color or NO_COLOR says otherwise."""
+    return args.output is None and sys.stdout.isatty() and not args.no_color and "NO_COLOR" not in os.environ
+
+
+def emit(text: str, output: str | None) -> bool:
+    """Print `text`, or write it to `output`; False (after saying why) when the file cannot be written."""
+    if not output:
+        print(text)
+        return True
+    try:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"trainguard: cannot write {output}: {exc.strerror}", file=sys.stderr)
+        return False
+    return True
+
+
 def threshold_exceeded(worst: Severity | None, fail_on: str) -> bool:
     if worst is None or fail_on == "never":
         return False
@@ -84,16 +102,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for err in result.errors:
         print(f"trainguard: {err}", file=sys.stderr)
-    colour = args.output is None and sys.stdout.isatty() and not args.no_color and "NO_COLOR" not in os.environ
-    text = render(args.format, result.reports, colour=colour, verbose=args.verbose)
-    if args.output:
-        try:
-            Path(args.output).write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            print(f"trainguard: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
-            return 2
-    else:
-        print(text)
+    text = render(args.format, result.reports, colour=wants_colour(args), verbose=args.verbose)
+    if not emit(text, args.output):
+        return 2
     if result.errors and not result.reports:
         return 2
     fail_on = args.fail_on or _config_fail_on(args)

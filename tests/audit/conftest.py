@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from traitlets.config import Config
+
+from tests.ipshell import Shell as BaseShell
+from tests.ipshell import loaded_shell
 
 LEAKY = [
     "import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
@@ -101,20 +101,7 @@ def temporal_nb(tmp_path) -> Path:
     return write_notebook(tmp_path / "sales" / "forecast.ipynb", TEMPORAL)
 
 
-class Shell:
-    def __init__(self, ip: InteractiveShell) -> None:
-        self.ip = ip
-
-    def run(self, src: str, ok: bool = True):
-        result = self.ip.run_cell(src, store_history=True)
-        if ok and not result.success:
-            raise AssertionError(f"cell failed: {result.error_before_exec or result.error_in_exec!r}")
-        return result
-
-    @property
-    def ns(self) -> dict:
-        return self.ip.user_ns
-
+class Shell(BaseShell):
     @property
     def magics(self):
         return next(m for m in self.ip.magics_manager.registry.values() if type(m).__name__ == "TrainAuditMagics")
@@ -128,13 +115,5 @@ class Shell:
 def shell(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    InteractiveShell.clear_instance()
-    cfg = Config()
-    cfg.HistoryAccessor.enabled = False
-    ip = InteractiveShell.instance(config=cfg)
-    sh = Shell(ip)
-    sh.run("%load_ext trainguard")
-    yield sh
-    ip.run_line_magic("unload_ext", "trainguard")
-    InteractiveShell.clear_instance()
-    os.environ.pop("MLFLOW_TRACKING_URI", None)
+    with loaded_shell(Shell) as sh:
+        yield sh

@@ -15,6 +15,9 @@ SEEDED = ("X_tr2, X_te2, y_tr2, y_te2 = train_test_split(X, y, test_size=0.3, ra
 
 
 def test_unseeded_cell_does_not_reproduce_and_user_state_is_untouched(shell):
+    # a fixed starting state so the outcome does not depend on what earlier tests left in NumPy's global RNG
+    # (two unseeded runs can tie on a coarse metric by chance); the cell itself still draws unseeded
+    np.random.seed(20261202)
     shell.run(SETUP)
     shell.run(UNSEEDED)
     n = shell.ip.execution_count - 1

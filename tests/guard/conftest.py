@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
-from traitlets.config import Config
+
+from tests.ipshell import Shell as BaseShell
+from tests.ipshell import loaded_shell
 
 
-class Shell:
-    """Thin helper around the shell: `run(src)` executes a cell exactly as a notebook would (stored history)."""
-
-    def __init__(self, ip: InteractiveShell) -> None:
-        self.ip = ip
-
-    def run(self, src: str, ok: bool = True):
-        result = self.ip.run_cell(src, store_history=True)
-        if ok and not result.success:
-            raise AssertionError(f"cell failed: {result.error_before_exec or result.error_in_exec!r}")
-        return result
-
-    @property
-    def ns(self) -> dict:
-        return self.ip.user_ns
-
+class Shell(BaseShell):
     @property
     def last(self):
         return self.ip.user_ns["_trainguard_last"]
@@ -36,13 +20,5 @@ class Shell:
 @pytest.fixture
 def shell(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    InteractiveShell.clear_instance()
-    cfg = Config()
-    cfg.HistoryAccessor.enabled = False
-    ip = InteractiveShell.instance(config=cfg)
-    sh = Shell(ip)
-    sh.run("%load_ext trainguard")
-    yield sh
-    ip.run_line_magic("unload_ext", "trainguard")
-    InteractiveShell.clear_instance()
-    os.environ.pop("MLFLOW_TRACKING_URI", None)
+    with loaded_shell(Shell) as sh:
+        yield sh

@@ -1,0 +1,42 @@
+"""A real IPython InteractiveShell with trainguard loaded, for the magic tests (guard, audit, robustness)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from IPython.core.interactiveshell import InteractiveShell
+from traitlets.config import Config
+
+
+class Shell:
+    """Thin helper around the shell: `run(src)` executes a cell exactly as a notebook would (stored history)."""
+
+    def __init__(self, ip: InteractiveShell) -> None:
+        self.ip = ip
+
+    def run(self, src: str, ok: bool = True):
+        result = self.ip.run_cell(src, store_history=True)
+        if ok and not result.success:
+            raise AssertionError(f"cell failed: {result.error_before_exec or result.error_in_exec!r}")
+        return result
+
+    @property
+    def ns(self) -> dict:
+        return self.ip.user_ns
+
+
+@contextmanager
+def loaded_shell(cls: type[Shell] = Shell) -> Iterator[Shell]:
+    """The singleton shell (so `display()` routes to it), history in memory only, trainguard loaded and unloaded."""
+    InteractiveShell.clear_instance()
+    cfg = Config()
+    cfg.HistoryAccessor.enabled = False
+    ip = InteractiveShell.instance(config=cfg)
+    sh = cls(ip)
+    sh.run("%load_ext trainguard")
+    try:
+        yield sh
+    finally:
+        ip.run_line_magic("unload_ext", "trainguard")
+        InteractiveShell.clear_instance()
