@@ -10,6 +10,7 @@ import ast
 import contextlib
 import copy
 import io
+import os
 import random
 import sys
 import types
@@ -156,6 +157,9 @@ def resolve_cell(history: list[str], cell: int) -> tuple[int, str]:
     return idx, history[idx]
 
 
+EXTRA_UNSEEDED_RUNS = 3  # an unseeded cell gets up to 3 more runs when the first two tie by chance
+
+
 def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int | None = None,
                runs: int = 2) -> dict[str, Any]:
     """Run `In[cell]` `runs` times in isolated namespaces; compare `metric` after each run."""
@@ -181,11 +185,14 @@ def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int |
     saved = _rng_states()
     copied: list[str] = []
     shared: list[str] = []
+    max_runs = runs if (seed is not None or seeding) else runs + EXTRA_UNSEEDED_RUNS
     try:
-        for _ in range(runs):
+        while len(values) < max_runs:
+            if len(values) >= runs and not all(values_match(values[0], v, tol)[0] for v in values[1:]):
+                break  # already shown not to reproduce
             ns, copied, shared = isolated_namespace(shell.user_ns, code)
-            if seed is not None:
-                _seed_all(seed)
+            # each run starts like a fresh kernel would: from the given seed, or from fresh entropy
+            _seed_all(seed if seed is not None else int.from_bytes(os.urandom(4), "little"))
             out = io.StringIO()
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
@@ -200,12 +207,16 @@ def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int |
             values.append(ns[metric])
     finally:
         _restore(saved)
-    matched, diff = values_match(values[0], values[1], tol)
+    pairs = [values_match(values[0], v, tol) for v in values[1:]]
+    matched = all(m for m, _ in pairs)
+    diffs = [d for _, d in pairs if d is not None]
+    diff = max(diffs) if diffs else None
     shown = [_as_number(v) if _as_number(v) is not None else repr(v)[:80] for v in values]
     verdict = "reproduces" if matched else "does NOT reproduce"
     diff_text = f"|diff| {diff:.6g} {'<=' if matched else '>'} tol {tol:g}" if diff is not None else \
         ("equal" if matched else "different values")
-    summary = (f"In[{idx}] run twice: {metric} = {shown[0]} then {shown[1]} ({diff_text}): {verdict}"
+    times = "twice" if len(values) == 2 else f"{len(values)} times"
+    summary = (f"In[{idx}] run {times}: {metric} = {' then '.join(str(v) for v in shown)} ({diff_text}): {verdict}"
                + (f", with --seed {seed} applied before each run" if seed is not None else "")
                + ("; the cell seeds itself (" + "; ".join(seeding) + ")" if seeding
                   else "; the cell does not seed itself"))

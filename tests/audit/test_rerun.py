@@ -15,9 +15,6 @@ SEEDED = ("X_tr2, X_te2, y_tr2, y_te2 = train_test_split(X, y, test_size=0.3, ra
 
 
 def test_unseeded_cell_does_not_reproduce_and_user_state_is_untouched(shell):
-    # a fixed starting state so the outcome does not depend on what earlier tests left in NumPy's global RNG
-    # (two unseeded runs can tie on a coarse metric by chance); the cell itself still draws unseeded
-    np.random.seed(20261202)
     shell.run(SETUP)
     shell.run(UNSEEDED)
     n = shell.ip.execution_count - 1
@@ -26,7 +23,7 @@ def test_unseeded_cell_does_not_reproduce_and_user_state_is_untouched(shell):
     shell.run(f"%trainaudit --rerun {n} --metric acc --format text --no-log")
     rr = shell.audit.rerun
     assert rr["cell"] == n and rr["matched"] is False and rr["seeds_itself"] is False
-    assert rr["values"][0] != rr["values"][1]
+    assert len({str(v) for v in rr["values"]}) > 1  # up to 5 runs, each from fresh entropy like a new kernel
     assert "does NOT reproduce" in rr["summary"] and "does not seed itself" in rr["summary"]
     repro = shell.audit.part("reproducibility")
     assert repro.status == "issues" and repro.verdict.startswith("NOT REPRODUCIBLE")
