@@ -41,7 +41,8 @@ def test_heldout_set_is_large_mixed_and_labelled():
         from_ids = {c for rid, c in {"LEAK001": "leakage.preprocessing", "LEAK002": "leakage.overlap",
                                      "LEAK003": "leakage.overlap", "LEAK004": "leakage.multi-test",
                                      "LEAK005": "leakage.multi-test", "LEAK006": "leakage.target",
-                                     "TIME001": "leakage.temporal"}.items() if rid in lab["expect"]}
+                                     "LEAK007": "leakage.overlap", "TIME001": "leakage.temporal"}.items()
+                    if rid in lab["expect"]}
         assert leak == from_ids, name
 
 

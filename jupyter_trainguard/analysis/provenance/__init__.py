@@ -1,0 +1,28 @@
+"""Row provenance for leakage analysis: an abstract interpreter over the notebook's cells that tracks, for every
+value, which rows it holds and which rows its statistics were learned from.
+
+- `rows`: the row lattice (tokens, overlap, containment)
+- `values`: abstract values, fits and evaluations
+- `api/`: the declarative table of library calls, one module per library
+- `interpreter` (with `expressions`, `calls`, `methods`): runs the cells
+- `detectors/`: one module per leak type
+"""
+
+from __future__ import annotations
+
+from ..parsed import ParsedNotebook
+from .interpreter import Interpreter
+from .state import Record
+
+
+def record_of(parsed: ParsedNotebook, cache: dict | None = None, strict: bool = False) -> Record:
+    """Run the interpreter once per notebook (memoised in a rule context's cache)."""
+    if cache is not None and "provenance" in cache:
+        return cache["provenance"]
+    rec = Interpreter(parsed, strict=strict).run()
+    if cache is not None:
+        cache["provenance"] = rec
+    return rec
+
+
+__all__ = ["Interpreter", "Record", "record_of"]

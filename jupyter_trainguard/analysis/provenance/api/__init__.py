@@ -1,0 +1,58 @@
+"""The declarative API table: one row per library class or function, saying what it fits, what it returns and
+which rows and statistics flow through. `lookup_class`/`lookup_func` resolve a qualified name to its row;
+each library has its own module. Unknown calls are not in the table: the interpreter keeps their provenance
+conservatively (rows and statistics of the data arguments flow through) and never invents a leak from them."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import boosting, keras, numpy_api, pandas_api, sklearn, statsmodels_api, torch_api
+from .table import ClassRow, FuncRow
+
+MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api)
+_MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
+                   "Perceptron", "Estimator", "Booster")
+_TRANSFORMER_SUFFIXES = ("Scaler", "Encoder", "Imputer", "Vectorizer", "Selector")
+_ML_ROOTS = ("sklearn", "xgboost", "lightgbm", "catboost", "imblearn", "keras", "tensorflow", "statsmodels",
+             "category_encoders", "feature_engine", "skopt", "mlxtend", "tpot", "optuna")
+
+
+def _root(q: str) -> str:
+    return q.split(".", 1)[0]
+
+
+@lru_cache(maxsize=4096)
+def lookup_class(q: str) -> ClassRow | None:
+    """The row of a class constructor by qualified name (`sklearn.preprocessing.StandardScaler`)."""
+    leaf = q.rsplit(".", 1)[-1]
+    root = _root(q)
+    for mod in MODULES:
+        row = mod.CLASSES.get(leaf)
+        if row is not None and (not row.roots or root in row.roots or root == leaf):
+            return row
+    if root in _ML_ROOTS or root == leaf:
+        if leaf.endswith(_TRANSFORMER_SUFFIXES):
+            return ClassRow("transformer")
+        if leaf.endswith(_MODEL_SUFFIXES) and (root in _ML_ROOTS or leaf[0].isupper()):
+            return ClassRow("model")
+    return None
+
+
+@lru_cache(maxsize=4096)
+def lookup_func(q: str) -> FuncRow | None:
+    """The row of a function by qualified name (`sklearn.model_selection.train_test_split`)."""
+    leaf = q.rsplit(".", 1)[-1]
+    root = _root(q)
+    for mod in MODULES:
+        row = mod.FUNCS.get(leaf)
+        if row is not None and (not row.roots or root in row.roots):
+            return row
+    if root == "sklearn" and ".metrics" in q:
+        return FuncRow("metric")
+    if leaf.endswith(("_score", "_error")) and root in ("sklearn", "", leaf, "keras", "tensorflow", "torchmetrics"):
+        return FuncRow("metric")
+    return None
+
+
+__all__ = ["ClassRow", "FuncRow", "lookup_class", "lookup_func"]

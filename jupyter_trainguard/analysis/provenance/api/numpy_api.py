@@ -1,0 +1,25 @@
+"""NumPy (and SciPy sparse): constructors, stacking, positional splitting, statistics and random draws."""
+
+from __future__ import annotations
+
+from .table import FuncRow
+
+NP = ("numpy", "scipy")
+CLASSES: dict = {}
+FUNCS: dict[str, FuncRow] = {
+    **{n: FuncRow("build", NP) for n in ("array", "asarray", "asanyarray", "ascontiguousarray", "matrix",
+                                         "csr_matrix", "csc_matrix", "coo_matrix", "lil_matrix", "hstack_sparse",
+                                         "expand_dims", "squeeze", "reshape", "log1p", "log", "sqrt", "exp",
+                                         "where", "nan_to_num", "clip", "abs", "ravel", "transpose")},
+    **{n: FuncRow("concat", NP) for n in ("concatenate", "vstack", "row_stack", "append", "r_")},
+    **{n: FuncRow("merge", NP) for n in ("hstack", "column_stack", "c_", "dstack", "stack")},
+    **{n: FuncRow("array_split", NP) for n in ("split", "array_split")},
+    **{n: FuncRow("statistic", NP) for n in ("mean", "median", "std", "var", "min", "max", "amin", "amax",
+                                             "nanmean", "nanmedian", "nanstd", "nanvar", "nanmin", "nanmax",
+                                             "percentile", "nanpercentile", "quantile", "ptp", "average")},
+    **{n: FuncRow("read", NP) for n in ("load", "loadtxt", "genfromtxt", "fromfile", "load_npz")},
+}
+RANDOM_DRAWS = frozenset({"rand", "randn", "randint", "random", "random_sample", "normal", "uniform", "integers",
+                          "standard_normal", "binomial", "poisson", "exponential", "multivariate_normal",
+                          "lognormal", "beta", "gamma", "choice", "permutation", "linspace", "arange", "zeros",
+                          "ones", "full", "eye", "meshgrid", "empty", "zeros_like", "ones_like"})

@@ -1,0 +1,93 @@
+"""scikit-learn and imbalanced-learn: transformers, models, pipelines, searches, splitters, resamplers, helpers."""
+
+from __future__ import annotations
+
+from .table import ClassRow, FuncRow
+
+SK = ("sklearn",)
+IMB = ("imblearn",)
+_T = ClassRow("transformer", SK)
+_V = ClassRow("transformer", SK, vocab=True)
+_S = ClassRow("stateless", SK)
+
+CLASSES: dict[str, ClassRow] = {
+    **{n: _T for n in (
+        "StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "QuantileTransformer", "PowerTransformer",
+        "SimpleImputer", "KNNImputer", "IterativeImputer", "TargetEncoder", "PCA", "TruncatedSVD", "KernelPCA",
+        "IncrementalPCA", "NMF", "FastICA", "FactorAnalysis", "LatentDirichletAllocation", "SelectKBest",
+        "SelectPercentile", "RFE", "RFECV", "SelectFromModel", "VarianceThreshold", "TfidfVectorizer",
+        "TfidfTransformer", "KBinsDiscretizer", "ColumnTransformer", "make_column_transformer",
+        "FeatureAgglomeration", "GenericUnivariateSelect", "SequentialFeatureSelector", "SelectFdr", "SelectFpr",
+        "SelectFwe", "FeatureUnion", "make_union", "SplineTransformer", "TSNE", "Isomap", "LocallyLinearEmbedding",
+        "MDS", "SpectralEmbedding", "GaussianRandomProjection", "SparseRandomProjection", "Nystroem",
+        "RBFSampler", "DictionaryLearning", "MiniBatchDictionaryLearning", "SparsePCA", "MiniBatchSparsePCA")},
+    # encoders that only rename categories: what they learn does not depend on how often a value occurs
+    **{n: _V for n in ("OneHotEncoder", "OrdinalEncoder", "LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer",
+                       "DictVectorizer")},
+    "CountVectorizer": _T,
+    **{n: _S for n in ("Normalizer", "Binarizer", "PolynomialFeatures", "FunctionTransformer",
+                       "HashingVectorizer", "FeatureHasher", "MissingIndicator")},
+    # third-party encoders and selectors with the scikit-learn interface
+    **{n: ClassRow("transformer", ("category_encoders", "feature_engine", "sklearn", "mlxtend"))
+       for n in ("MeanEncoder", "WOEEncoder", "CatBoostEncoder", "LeaveOneOutEncoder", "JamesSteinEncoder",
+                 "MEstimateEncoder", "CountFrequencyEncoder", "BinaryEncoder", "HashingEncoder", "BaseNEncoder",
+                 "MeanMedianImputer", "ArbitraryNumberImputer", "Winsorizer", "OutlierTrimmer", "UMAP",
+                 "SequentialFeatureSelector", "ExhaustiveFeatureSelector")},
+    "Pipeline": ClassRow("pipeline", SK + IMB),
+    "make_pipeline": ClassRow("pipeline", SK + IMB),
+    **{n: ClassRow("search", SK + ("skopt", "tune_sklearn")) for n in (
+        "GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV", "BayesSearchCV",
+        "TuneSearchCV", "TuneGridSearchCV")},
+    **{n: ClassRow("splitter", SK) for n in (
+        "KFold", "StratifiedKFold", "GroupKFold", "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit",
+        "StratifiedShuffleSplit", "GroupShuffleSplit", "TimeSeriesSplit", "LeaveOneOut", "LeavePOut",
+        "StratifiedGroupKFold", "PredefinedSplit", "LeaveOneGroupOut", "LeavePGroupsOut")},
+    **{n: ClassRow("resampler", IMB) for n in (
+        "SMOTE", "ADASYN", "RandomOverSampler", "BorderlineSMOTE", "SVMSMOTE", "KMeansSMOTE", "SMOTENC", "SMOTEN",
+        "SMOTEENN", "SMOTETomek")},
+    **{n: ClassRow("undersampler", IMB) for n in (
+        "RandomUnderSampler", "NearMiss", "TomekLinks", "ClusterCentroids", "EditedNearestNeighbours",
+        "RepeatedEditedNearestNeighbours", "AllKNN", "CondensedNearestNeighbour", "OneSidedSelection",
+        "NeighbourhoodCleaningRule", "InstanceHardnessThreshold")},
+    # estimators whose names do not say so
+    **{n: ClassRow("model", SK) for n in (
+        "KMeans", "MiniBatchKMeans", "DBSCAN", "AgglomerativeClustering", "GaussianMixture", "MeanShift",
+        "SpectralClustering", "Birch", "OPTICS", "LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis",
+        "IsolationForest", "LocalOutlierFactor", "OneClassSVM", "EllipticEnvelope", "KNeighborsClassifier",
+        "NearestNeighbors", "GaussianProcessClassifier", "GaussianProcessRegressor", "MLPClassifier",
+        "MLPRegressor", "BayesianRidge", "ARDRegression", "Lars", "LassoLars", "LassoCV", "RidgeCV",
+        "ElasticNetCV", "LogisticRegressionCV", "SGDClassifier", "SGDRegressor", "HuberRegressor",
+        "TheilSenRegressor", "RANSACRegressor", "OrthogonalMatchingPursuit", "KernelRidge", "LinearSVC",
+        "LinearSVR", "NuSVC", "NuSVR", "SVC", "SVR", "GaussianNB", "MultinomialNB", "BernoulliNB",
+        "ComplementNB", "CategoricalNB", "StackingClassifier", "StackingRegressor", "VotingClassifier",
+        "VotingRegressor", "BaggingClassifier", "BaggingRegressor", "CalibratedClassifierCV",
+        "OneVsRestClassifier", "OneVsOneClassifier", "MultiOutputRegressor", "MultiOutputClassifier",
+        "DummyClassifier", "DummyRegressor", "TransformedTargetRegressor", "BalancedRandomForestClassifier",
+        "EasyEnsembleClassifier", "RUSBoostClassifier", "BalancedBaggingClassifier")},
+}
+
+FUNCS: dict[str, FuncRow] = {
+    "train_test_split": FuncRow("split", SK),
+    **{n: FuncRow("cv", SK) for n in ("cross_val_score", "cross_validate", "cross_val_predict", "learning_curve",
+                                      "validation_curve", "permutation_test_score")},
+    **{n: FuncRow("scale", SK) for n in ("scale", "minmax_scale", "robust_scale", "maxabs_scale",
+                                         "quantile_transform", "power_transform")},
+    **{n: FuncRow("stateless", SK) for n in ("normalize", "binarize", "label_binarize", "shuffle")},
+    "resample": FuncRow("resample", SK),
+    **{n: FuncRow("read", SK) for n in ("load_iris", "load_digits", "load_wine", "load_breast_cancer",
+                                        "load_diabetes", "load_boston", "load_linnerud", "fetch_openml",
+                                        "fetch_california_housing", "fetch_20newsgroups", "fetch_olivetti_faces",
+                                        "fetch_lfw_people", "fetch_covtype", "fetch_kddcup99", "make_classification",
+                                        "make_regression", "make_blobs", "make_moons", "make_circles",
+                                        "make_friedman1", "load_svmlight_file")},
+    **{n: FuncRow("metric", SK) for n in ("accuracy_score", "classification_report", "confusion_matrix",
+                                          "roc_auc_score", "log_loss", "mean_squared_error", "r2_score", "f1_score",
+                                          "precision_score", "recall_score", "mean_absolute_error", "roc_curve",
+                                          "precision_recall_curve", "auc", "matthews_corrcoef", "cohen_kappa_score",
+                                          "balanced_accuracy_score", "average_precision_score",
+                                          "mean_squared_log_error", "explained_variance_score", "max_error",
+                                          "median_absolute_error", "mean_absolute_percentage_error",
+                                          "hamming_loss", "jaccard_score", "fbeta_score", "top_k_accuracy_score",
+                                          "precision_recall_fscore_support", "multilabel_confusion_matrix",
+                                          "plot_confusion_matrix", "plot_roc_curve", "silhouette_score")},
+}

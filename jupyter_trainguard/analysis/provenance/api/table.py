@@ -1,0 +1,36 @@
+"""Row types of the API table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """A library class.
+
+    role: transformer (learns statistics on fit, applies them on transform) | stateless (a transformer that
+    learns nothing from rows) | model | pipeline | search | resampler (oversampling: duplicates rows) |
+    undersampler | splitter | data (a container that keeps its arguments' rows) | torch (a network trained in a
+    user loop) | augmenter (an image generator: `fit` learns statistics when asked to).
+    vocab: the statistics are only a vocabulary/category list (encoders), not values.
+    bound: the data is given to the constructor (`sm.OLS(y, X)`): positions of (X, y).
+    """
+
+    role: str
+    roots: tuple[str, ...] = ()
+    vocab: bool = False
+    bound: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class FuncRow:
+    """A library function.
+
+    effect: split | random_split | array_split | cv | metric | read | build | concat | merge | stateless |
+    scale (fit and transform at once) | statistic | train (native booster training) | resample (bootstrap) |
+    dataset (a library dataset whose split is declared) | load_split (a loader returning (train, test)).
+    """
+
+    effect: str
+    roots: tuple[str, ...] = ()

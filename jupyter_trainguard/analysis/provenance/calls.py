@@ -1,0 +1,304 @@
+"""Calls: notebook functions, library constructors and functions read through the API table."""
+
+from __future__ import annotations
+
+import ast
+
+from .api import lookup_class, lookup_func
+from .api.numpy_api import RANDOM_DRAWS
+from .api.torch_api import DATASET_ROOTS
+from .rows import DUP, overlap, union
+from .values import Obj, Val
+
+_PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "repr", "format", "round", "int",
+                     "float", "abs", "bool", "id", "hasattr", "getattr", "setattr", "plot", "show", "figure",
+                     "subplots", "title", "xlabel", "ylabel", "legend", "savefig", "scatter", "hist", "barplot"})
+
+
+def _kw(e: ast.Call, name: str) -> ast.expr | None:
+    for k in e.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def _axis(e: ast.Call) -> object:
+    ax = _kw(e, "axis")
+    return ax.value if isinstance(ax, ast.Constant) else 0
+
+
+def _const(node: ast.AST | None) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+class Calls:
+    """Mixin: function calls and constructors."""
+
+    def call(self, e: ast.Call) -> Val | None:
+        func = e.func
+        if isinstance(func, ast.Attribute):
+            recv_node = func.value
+            is_module = isinstance(recv_node, ast.Name) and recv_node.id not in self.env and (
+                recv_node.id in self.parsed.aliases or recv_node.id in ("np", "pd"))
+            if not is_module:
+                recv = self.expr(recv_node)
+                if recv is not None:
+                    return self.method(recv, func.attr, e)
+                if not isinstance(recv_node, (ast.Name, ast.Attribute)) or self.parsed.qualname(recv_node) == "":
+                    return self.unknown(e)
+        if isinstance(func, ast.Name) and func.id in self.env:
+            target = self.env[func.id]
+            args, kws = self.arguments(e)
+            if target.kind == "func" and target.func is not None:
+                return self.inline(target, e, args, kws)
+            if target.kind == "func" and func.id in self.user_classes:
+                return self.user_instance(func.id, e, args, kws)
+            if target.kind == "obj":
+                return self.call_obj(target, e, args, kws)
+            return self.derive(e, args + list(kws.values()))
+        q = self.parsed.qualname(func)
+        if not q:
+            return self.unknown(e)
+        leaf = q.rsplit(".", 1)[-1]
+        root = q.split(".", 1)[0]
+        crow = lookup_class(q) if leaf[:1].isupper() or leaf.startswith("make_") or root == "statsmodels" else None
+        if crow is not None and crow.role != "data":
+            return self.construct(q, crow, e)
+        frow = lookup_func(q)
+        args, kws = self.arguments(e)
+        if crow is not None:  # containers: TensorDataset, DataLoader, DMatrix
+            return self.build(e, args, kws)
+        if frow is not None:
+            return self.library_function(q, frow.effect, e, args, kws)
+        if root in DATASET_ROOTS and ".datasets." in q:
+            return self.declared_split(e, args, kws)
+        if leaf in _PRINTS:
+            return None
+        if leaf in ("max", "min", "sorted", "sum", "zip", "list", "tuple", "dict", "enumerate", "reversed",
+                    "next", "iter", "map", "filter", "set"):
+            return self.builtin(leaf, e, args, kws)
+        data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
+        if data:
+            return self.derive(e, data)
+        if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
+            return self.source(e, "made")
+        return None
+
+    def arguments(self, e: ast.Call) -> tuple[list[Val | None], dict[str, Val | None]]:
+        args = [self.expr(a) for a in e.args]
+        kws = {k.arg or "**": self.expr(k.value) for k in e.keywords}
+        if "**" in kws and kws["**"] is not None and kws["**"].keys:
+            kws.update({str(k): v for k, v in kws.pop("**").keys.items()})
+        return args, kws
+
+    def unknown(self, e: ast.Call) -> Val | None:
+        args, kws = self.arguments(e)
+        return self.derive(e, args + list(kws.values()))
+
+    def builtin(self, leaf: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        if leaf == "zip" and args and all(a is not None and a.kind == "seq" and a.items is not None for a in args):
+            n = min(len(a.items) for a in args)
+            return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
+        if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
+            return args[0]
+        if leaf == "enumerate" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
+            return Val("seq", items=tuple(Val("seq", items=(None, i)) for i in args[0].items))
+        if leaf == "next" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
+            return args[0].items[0]
+        return self.derive(e, args + list(kws.values()))
+
+    # ---------------------------------------------------------- constructors
+    def construct(self, q: str, row, e: ast.Call) -> Val:
+        args, kws = self.arguments(e)
+        obj = Obj(q, row.role, self.site(e))
+        obj.vocab = row.vocab  # type: ignore[attr-defined]
+        if any(a is not None and a.hyper for a in args + list(kws.values())) or any(
+                k == "settings" for _, k, _ in self.loops):
+            obj.multi = 2
+        if row.role in ("pipeline", "search"):
+            inner = [a for a in args + list(kws.values()) if a is not None]
+            flat = []
+            for a in inner:
+                if a.kind == "obj":
+                    flat.append(a.obj)
+                elif a.kind == "seq" and a.items:
+                    for it in a.items:
+                        if it is not None and it.kind == "obj":
+                            flat.append(it.obj)
+                        elif it is not None and it.kind == "seq" and it.items:
+                            flat += [x.obj for x in it.items if x is not None and x.kind == "obj"]
+            if flat:
+                obj.inner = flat[-1]
+                if row.role == "pipeline" and flat[-1].role in ("transformer", "stateless", "pipeline") and \
+                        flat[-1].role != "model":
+                    obj.role = "transformer" if flat[-1].role != "pipeline" else flat[-1].role
+                    obj.vocab = all(getattr(f, "vocab", False) for f in flat)  # type: ignore[attr-defined]
+            if row.role == "search":
+                obj.selects = True
+        if row.bound is not None:
+            xi, yi = row.bound
+            if xi == -1:  # formula models: data=
+                obj.bound = (kws.get("data"), None)
+            else:
+                x = args[xi] if 0 <= xi < len(args) else kws.get("exog") or kws.get("endog")
+                y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
+                obj.bound = (x, y)
+        for name in ("eval_set", "validation_data"):
+            if kws.get(name) is not None:
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name))
+        return Val("obj", obj=obj, site=self.site(e))
+
+    def user_instance(self, name: str, e: ast.Call, args: list, kws: dict) -> Val:
+        cls = self.user_classes[name]
+        bases = {self.parsed.qualname(b).rsplit(".", 1)[-1] for b in cls.bases}
+        methods = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+        if bases & {"Module", "LightningModule"}:
+            role = "torch"
+        elif {"fit", "predict"} <= methods or bases & {"BaseEstimator", "ClassifierMixin", "RegressorMixin"}:
+            role = "model"
+        elif {"fit", "transform"} <= methods or "TransformerMixin" in bases:
+            role = "transformer"
+        elif bases & {"Dataset", "IterableDataset"}:
+            return self.derive(e, args + list(kws.values())) or self.source(e)
+        else:
+            return self.derive(e, args + list(kws.values())) or Val("obj", obj=Obj(name, "unknown", self.site(e)))
+        return Val("obj", obj=Obj(name, role, self.site(e)), site=self.site(e))
+
+    def call_obj(self, target: Val, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """`model(X)`: a fitted Keras model predicting; anything else keeps its arguments' provenance."""
+        obj = target.obj
+        data = args[0] if args else None
+        if obj.fit is not None and obj.role == "model" and data is not None and data.is_data:
+            return self.prediction(obj, data, "__call__", e)
+        if obj.fit is not None and obj.role == "transformer" and data is not None and data.is_data:
+            return Val("data", rows=data.rows, stats=data.all_stats | {obj.fit}, site=self.site(e), evals=data.evals)
+        return self.derive(e, args + list(kws.values()))
+
+    # ------------------------------------------------------------ functions
+    def library_function(self, q: str, effect: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        if effect == "split":
+            return self.split_call(e, args, kws)
+        if effect in ("random_split", "array_split"):
+            return self.parts_call(e, args, effect)
+        if effect == "cv":
+            est = args[0] if args else kws.get("estimator")
+            x = args[1] if len(args) > 1 else kws.get("X")
+            if est is not None and est.kind == "obj" and x is not None and x.is_data:
+                self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
+            return self.derive(e, [x], kind="score") if x is not None else None
+        if effect == "metric":
+            self.mark_scored(args + list(kws.values()), e)
+            out = self.derive(e, args + list(kws.values()), kind="score")
+            return out
+        if effect == "read":
+            return self.source(e, "read")
+        if effect == "build":
+            return self.build(e, args, kws)
+        if effect in ("concat", "merge"):
+            parts = args[0].items if args and args[0] is not None and args[0].kind == "seq" and args[0].items \
+                else args
+            out = self.derive(e, list(parts))
+            if effect == "concat" and out is not None and _axis(e) == 0 and self.repeats_rows(list(parts)):
+                out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
+            return out
+        if effect == "stateless":
+            return self.derive(e, args + list(kws.values()))
+        if effect in ("scale", "statistic"):
+            x = args[0] if args else None
+            if x is None or not x.is_data:
+                return None
+            axis = _const(_kw(e, "axis"))
+            if axis in (1, "columns"):
+                return self.derive(e, args)
+            fit = self.add_fit("statistic", q.rsplit(".", 1)[-1], x, e)
+            if effect == "scale":
+                return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals)
+            return Val("data", stats=x.all_stats | {fit}, site=self.site(e))
+        if effect == "resample" and _const(_kw(e, "replace")) is False:
+            parts = [a for a in args if a is not None and a.is_data]
+            outs = [self.select(p, ("sample", id(e)), "sub", "mask", e) for p in parts]
+            return outs[0] if len(outs) == 1 else Val("seq", items=tuple(outs))
+        if effect == "resample":
+            parts = [a for a in args if a is not None and a.is_data]
+            key = self.new_key("resample")
+            outs = [self.select(p, key, DUP, "resample", e) for p in parts]
+            return outs[0] if len(outs) == 1 else Val("seq", items=tuple(outs))
+        if effect == "train":
+            data = args[1] if len(args) > 1 else kws.get("dtrain") or kws.get("train_set")
+            obj = Obj(q, "model", self.site(e))
+            obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
+            for name in ("evals", "valid_sets", "eval_set"):
+                if kws.get(name) is not None:
+                    self.rec.eval_sets.append((obj, kws[name], self.site(e), name))
+            return Val("obj", obj=obj, site=self.site(e))
+        if effect == "dataset":
+            return self.declared_split(e, args, kws)
+        if effect == "load_split":
+            key = self.new_key("split")
+            src = self.source(e, "read")
+            tr, te = (self.select(src, key, p, "split", e) for p in ("train", "test"))
+            return Val("seq", items=(Val("seq", items=(tr, tr)), Val("seq", items=(te, te))))
+        return self.derive(e, args + list(kws.values()))
+
+    def build(self, e: ast.Call, args: list, kws: dict) -> Val:
+        data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
+        if not data:
+            for a in args:
+                if a is not None and a.kind == "seq" and a.items:
+                    data += [i for i in a.items if i is not None and i.is_data]
+        if not data:
+            return self.source(e, "made")
+        out = self.derive(e, data[:1])  # the rows are the first array's (labels ride along with them)
+        out.stats = out.stats.union(*(d.stats for d in data[1:]))
+        return out
+
+    def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
+        key = self.new_key("split")
+        outs: list[Val | None] = []
+        for a in args:
+            if a is None or not a.is_data:
+                outs += [None, None]
+                continue
+            outs += [self.select(a, key, "train", "split", e), self.select(a, key, "test", "split", e)]
+            self.rec.held_out_parts.append(outs[-1])
+        if key in self.rec.selections:
+            self.rec.selections[key].shuffle = _const(_kw(e, "shuffle")) is not False
+        return Val("seq", items=tuple(outs), site=self.site(e))
+
+    def parts_call(self, e: ast.Call, args: list, effect: str) -> Val | None:
+        src = args[0] if args else None
+        if src is None or not src.is_data:
+            return None
+        n = 2
+        if len(e.args) > 1 and isinstance(e.args[1], (ast.List, ast.Tuple)):
+            n = len(e.args[1].elts) + (1 if effect == "array_split" else 0)
+        key = self.new_key("split")
+        names = ["train"] + [f"part{i}" for i in range(1, n - 1)] + ["test"] if n > 1 else ["train"]
+        return Val("seq", items=tuple(self.select(src, key, p, "split", e) for p in names), site=self.site(e))
+
+    def declared_split(self, e: ast.Call, args: list, kws: dict) -> Val:
+        """A library dataset whose split is declared (`MNIST(train=False)`, `load_dataset(split="test")`)."""
+        train = _kw(e, "train")
+        split = _const(_kw(e, "split"))
+        part = None
+        if isinstance(train, ast.Constant):
+            part = "train" if train.value else "test"
+        elif isinstance(split, str):
+            part = "test" if split.startswith("test") else "val" if split.startswith("val") else "train"
+        key = ("declared", self.parsed.qualname(e.func))
+        src = Val("data", rows=frozenset({(key,)}), site=self.site(e))
+        if part is None:
+            return src
+        return self.select(src, ("declared-split", key), part, "split", e)
+
+    def union_rows(self, vals: list[Val]) -> frozenset:
+        return union(*(v.rows for v in vals))
+
+    def repeats_rows(self, parts: list) -> bool:
+        """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows."""
+        data = [p for p in parts if p is not None and p.is_data and p.rows]
+        for i, a in enumerate(data):
+            for b in data[i + 1:]:
+                if overlap(a.rows, b.rows) is not None:
+                    return True
+        return False

@@ -1,0 +1,111 @@
+"""Overlap leakage: a model evaluated on rows it was fitted on (fitted on all the data and scored on a part,
+scored on its own training rows, or rows duplicated by resampling before the split)."""
+
+from __future__ import annotations
+
+from ..rows import DUP, covered, dup_step, overlap
+from ..state import Record
+from ..values import Eval
+from .common import Leak, code, path_text, selection_site, step_text
+
+MODELS = ("model",)
+
+
+def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
+    out: list[Leak] = []
+    held_scores: dict[int, bool] = {}
+    for ev in rec.evals:
+        if ev.fit is not None and ev.fit.kind == "model" and ev.data.rows and ev.scored:
+            if overlap(ev.fit.rows, ev.data.rows) is None:
+                held_scores[id(ev.obj)] = True
+    seen: set = set()
+    for ev in rec.evals:
+        if ev.cv:
+            dup = next((st for tok in ev.data.rows for st in tok[1:] if st[1] == DUP), None)
+            if dup is not None and ("cv", id(dup[0])) not in seen:
+                seen.add(("cv", id(dup[0])))
+                out.append(_leak(rec, ev, dup, False, False))
+            continue
+        if ev.fit is None or ev.fit.kind not in MODELS or not (ev.scored or predict_counts):
+            continue
+        trained, scored = ev.fit.rows, ev.data.rows
+        pair = overlap(trained, scored)
+        if pair is None:
+            continue
+        dup = dup_step(*pair)
+        if dup is not None:
+            seen.add(("fit", id(dup[0])))
+        same = covered(scored, trained) and covered(trained, scored)
+        if same and dup is None and not ev.scored:
+            continue  # predictions on the training rows that no metric reads (stacking, residual plots)
+        key = (id(ev.fit), id(ev.site.cell), ev.site.line)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(_leak(rec, ev, dup, same,
+                         held_scores.get(id(ev.obj), False)))
+    out += _pending_resampling(rec, seen)
+    return out
+
+
+def _pending_resampling(rec: Record, seen: set) -> list[Leak]:
+    """A model trained on one part of rows that were duplicated before the split, before anything is scored."""
+    out: list[Leak] = []
+    for fit in rec.fits:
+        if fit.kind != "model":
+            continue
+        for tok in fit.rows:
+            steps = tok[1:]
+            for i, st in enumerate(steps[:-1]):
+                if st[1] != DUP or ("cv", id(st[0])) in seen or ("fit", id(st[0])) in seen:
+                    continue
+                sel = rec.selections.get(steps[i + 1][0])
+                if sel is None or sel.kind not in ("split", "folds", "slice"):
+                    continue
+                seen.add(("fit", id(st[0])))
+                rs = selection_site(rec.selections.get(st[0]))
+                out.append(Leak("resampled", rs or fit.site,
+                                f"{code(rs)} in {rs.where() if rs else 'an earlier cell'} makes copies of rows "
+                                f"before {code(sel.site)} splits them in {sel.site.where()}: copies of the rows "
+                                f"{code(fit.site)} trains on land in the held-out part "
+                                f"({path_text([('', rs), ('split', sel.site), ('', fit.site)])}).",
+                                evidence={"resampling": step_text(rs), "split": step_text(sel.site),
+                                          "fit": step_text(fit.site), "pending": True}))
+    return out
+
+
+def _leak(rec: Record, ev: Eval, dup, same_rows: bool, has_heldout_score: bool) -> Leak:
+    fit = ev.fit
+    model = code(fit.site) if fit is not None else "the model"
+    evidence = {"fit": step_text(fit.site if fit is not None else None), "evaluation": step_text(ev.site),
+                "trained_on": fit.data_name if fit is not None else "",
+                "evaluated_on": ev.data.text(), "scored": ev.scored}
+    if dup is not None:
+        sel = rec.selections.get(dup[0])
+        rs = selection_site(sel)
+        evidence["resampling"] = step_text(rs)
+        trail = path_text([("", rs), ("", fit.site if fit is not None else None), ("", ev.site)])
+        if ev.cv:
+            return Leak("resampled", rs or ev.site,
+                        f"{code(rs)} in {rs.where() if rs else 'an earlier cell'} makes copies of rows, then "
+                        f"{code(ev.site)} in {ev.site.where()} cross-validates on them: copies of the training "
+                        f"rows land in the held-out folds ({trail}).", evidence=evidence)
+        return Leak("resampled", rs or ev.site,
+                    f"{code(rs)} in {rs.where() if rs else 'an earlier cell'} makes copies of rows before they are "
+                    f"split, so the model fitted by {model} is evaluated by {code(ev.site)} on copies of its "
+                    f"training rows ({trail}).", evidence=evidence)
+    trail = path_text([("", fit.site), ("", ev.site)])
+    if same_rows:
+        sev = "warning" if has_heldout_score else None
+        evidence["held_out_score_too"] = has_heldout_score
+        return Leak("train-rows", ev.site,
+                    f"{code(ev.site)} in {ev.site.where()} evaluates the model on the rows it was fitted on by "
+                    f"{model} in {fit.site.where()}: this measures memorisation, not generalisation ({trail}).",
+                    evidence=evidence, severity=sev)
+    names = ""
+    if ev.data.name and fit.data_name:
+        names = f" (`{ev.data.name}` is part of `{fit.data_name}`)"
+    return Leak("overlap", ev.site,
+                f"{code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in {fit.site.where()} "
+                f"already trained on{names}: the score is inflated ({trail}).",
+                evidence=evidence)

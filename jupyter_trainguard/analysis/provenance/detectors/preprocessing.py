@@ -1,0 +1,105 @@
+"""Preprocessing leakage: evaluation rows whose features carry statistics learned from rows that include them."""
+
+from __future__ import annotations
+
+from ..rows import covered, overlap, separating_step
+from ..state import Record
+from ..values import Eval, Fit
+from .common import Leak, code, path_text, selection_site, step_text
+
+LEARNERS = ("transformer", "statistic")
+
+
+def held_out(ev: Eval) -> frozenset:
+    """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds)."""
+    rows = ev.data.rows
+    if ev.cv or ev.fit is None:
+        return rows
+    return frozenset(t for t in rows if not covered(frozenset({t}), ev.fit.rows))
+
+
+def trained_with(ev: Eval, f: Fit) -> bool:
+    """The evaluated model learned from this transform's output (the same fit, or a fit of the same object)."""
+    if ev.cv or ev.fit is None:
+        return True
+    if f in ev.fit.stats:
+        return True
+    return f.obj is not None and any(g.obj is f.obj for g in ev.fit.stats)
+
+
+def preprocessing_leaks(rec: Record) -> list[Leak]:
+    out: list[Leak] = []
+    seen: set[int] = set()
+    for ev in rec.evals:
+        held = held_out(ev)
+        if not held:
+            continue
+        for f in ev.data.all_stats:
+            if f.kind not in LEARNERS or id(f) in seen or f.ylabel_only or getattr(f, "vocab", False):
+                continue
+            if not (ev.scored or trained_with(ev, f)):
+                continue  # an unscored prediction (a submission) using its own rows' statistics inflates no score
+            pair = overlap(f.rows, held)
+            if pair is None:
+                continue
+            seen.add(id(f))
+            step = separating_step(pair[0], pair[1])
+            sel = rec.selections.get(step[0]) if step is not None else None
+            split = selection_site(sel)
+            what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
+            held_name = f" as `{ev.data.name}`" if ev.data.name else ""
+            if split is not None:
+                how = (f"{code(f.site)} learns its statistics in {f.site.where()} from rows that the split "
+                       f"{code(split)} in {split.where()} later holds out{held_name}, and {what} in "
+                       f"{ev.site.where()} evaluates on them")
+            else:
+                how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the very rows that "
+                       f"{what} in {ev.site.where()} evaluates on")
+            trail = path_text([("", f.site), ("split", split), ("", ev.site)])
+            out.append(Leak(
+                "preprocessing", f.site,
+                f"{how}: test-set information reaches the features ({trail}).",
+                evidence={"fit": step_text(f.site), "split": step_text(split), "evaluation": step_text(ev.site),
+                          "transformer": f.cls.rsplit(".", 1)[-1], "fitted_on": f.data_name,
+                          "same_transform_in_training": trained_with(ev, f), "cross_validation": ev.cv,
+                          "kind": f.kind, "vocab": getattr(f, "vocab", False), "scored": ev.scored,
+                          "fit_cell": step_text(f.site).get("cell"), "split_cell": step_text(split).get("cell"),
+                          "eval_cell": step_text(ev.site).get("cell"), "held_out": ev.data.name},
+            ))
+    out += pending_leaks(rec, seen)
+    return out
+
+
+def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
+    """Before anything is evaluated (the code so far, as `%%guarded_train` sees it): a split's held-out part
+    already carries statistics learned from its own rows, and a model was trained with the same transform."""
+    out: list[Leak] = []
+    models = [fit for fit in rec.fits if fit.kind == "model"]
+    trained = {id(g) for fit in models for g in fit.stats}
+    for part in rec.held_out_parts:
+        for f in part.all_stats:
+            if f.kind not in LEARNERS or id(f) in seen or getattr(f, "vocab", False):
+                continue
+            if models and id(f) not in trained:
+                continue  # the models so far were trained without this transform
+            pair = overlap(f.rows, part.rows)
+            if pair is None:
+                continue
+            seen.add(id(f))
+            step = separating_step(pair[0], pair[1])
+            sel = rec.selections.get(step[0]) if step is not None else None
+            split = selection_site(sel)
+            trail = path_text([("", f.site), ("split", split)])
+            out.append(Leak(
+                "preprocessing", f.site,
+                f"{code(f.site)} learns its statistics in {f.site.where()} from rows that the split "
+                f"{code(split)} in {split.where() if split else 'a later cell'} holds out"
+                f"{f' as `{part.name}`' if part.name else ''}"
+                f"{', and a model is trained with that transform' if models else ''}"
+                f": any score on the held-out part will be inflated ({trail}).",
+                evidence={"fit": step_text(f.site), "split": step_text(split), "evaluation": {},
+                          "transformer": f.cls.rsplit(".", 1)[-1], "fitted_on": f.data_name,
+                          "fit_cell": step_text(f.site).get("cell"), "split_cell": step_text(split).get("cell"),
+                          "held_out": part.name, "kind": f.kind, "pending": True},
+            ))
+    return out

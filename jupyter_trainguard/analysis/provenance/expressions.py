@@ -1,0 +1,224 @@
+"""Expressions: names, attributes, subscripts (row selections), operators, collections and comprehensions."""
+
+from __future__ import annotations
+
+import ast
+
+from .api.pandas_api import META_ATTRS
+from .values import Val
+
+OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator"})
+
+
+def _text(node: ast.AST | None) -> str:
+    if node is None:
+        return ""
+    try:
+        return " ".join(ast.unparse(node).split())
+    except Exception:  # pragma: no cover
+        return "?"
+
+
+class Expressions:
+    """Mixin: evaluation of expressions to abstract values."""
+
+    def expr(self, e: ast.expr | None) -> Val | None:
+        if e is None or isinstance(e, ast.Constant):
+            return None
+        if isinstance(e, ast.Name):
+            return self.env.get(e.id)
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        if isinstance(e, ast.Attribute):
+            return self.attribute(e)
+        if isinstance(e, ast.Subscript):
+            return self.subscript(e)
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+            vals = [self.expr(x) for x in e.elts]
+            if not e.elts and isinstance(e, ast.List):
+                return Val("seq", items=(), site=self.site(e))
+            if not any(v is not None for v in vals):
+                return None
+            return Val("seq", items=tuple(vals), site=self.site(e))
+        if isinstance(e, ast.Dict):
+            keys: dict = {}
+            for k, v in zip(e.keys, e.values):
+                val = self.expr(v)
+                if k is not None and isinstance(k, ast.Constant):
+                    keys[k.value] = val
+                elif k is None and val is not None and val.keys:
+                    keys.update(val.keys)
+            if not any(v is not None for v in keys.values()):
+                return None
+            return Val("seq", keys=keys, site=self.site(e))
+        if isinstance(e, (ast.BinOp, ast.BoolOp, ast.Compare, ast.UnaryOp)):
+            return self.operator(e)
+        if isinstance(e, ast.IfExp):
+            self.expr(e.test)
+            a, b = self.expr(e.body), self.expr(e.orelse)
+            if a is not None and a.kind == "obj":
+                return a
+            return self.derive(e, [a, b]) or a or b
+        if isinstance(e, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+            return self.comprehension(e)
+        if isinstance(e, ast.NamedExpr):
+            v = self.expr(e.value)
+            self.assign(e.target, v, e.value)
+            return v
+        if isinstance(e, ast.Starred):
+            return self.expr(e.value)
+        if isinstance(e, ast.JoinedStr):
+            for part in e.values:
+                if isinstance(part, ast.FormattedValue):
+                    self.expr(part.value)
+            return None
+        if isinstance(e, (ast.Await, ast.Yield, ast.YieldFrom)):
+            return self.expr(e.value)
+        return None
+
+    def operator(self, e: ast.expr) -> Val | None:
+        vals = [self.expr(c) for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr)]
+        data = [v for v in vals if v is not None and v.is_data]
+        if not data:
+            return None
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub) and len(data) == 2 and data[0].rows and \
+                not data[1].rows and all(f.cls in ("min", "max") for f in data[1].stats - data[0].all_stats):
+            data = data[:1]  # `d - d.min()`: an offset (days since the first date) learns nothing to leak
+        out = self.derive(e, data)
+        preds = [v for v in data if v.kind == "pred"]
+        if preds and len(data) > 1 and isinstance(e, (ast.Compare, ast.BinOp)):
+            # predictions compared with (or subtracted from) the labels: a score
+            self.mark_scored(preds, e)
+            out.kind = "score"
+        return out
+
+    def attribute(self, e: ast.Attribute) -> Val | None:
+        base = self.expr(e.value)
+        if base is None:
+            return None
+        if base.kind == "obj":
+            return base if e.attr in OBJ_ATTRS_SAME else None
+        if base.kind in ("func", "seq", "module"):
+            return None
+        if e.attr in META_ATTRS:
+            return None
+        stats = base.stats | base.cols[e.attr] if base.cols and e.attr in base.cols else base.stats
+        return Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=stats,
+                   site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper,
+                   cols=base.cols if e.attr in ("values", "T") else None)
+
+    # ------------------------------------------------------------ subscript
+    def subscript(self, e: ast.Subscript) -> Val | None:
+        node = e.value
+        accessor = None
+        if isinstance(node, ast.Attribute) and node.attr in ("iloc", "loc", "at", "iat", "ix"):
+            accessor, node = node.attr, node.value
+        base = self.expr(node)
+        if base is None:
+            self.expr(e.slice)
+            return None
+        key = e.slice.value if isinstance(e.slice, ast.Constant) else None
+        if base.kind == "seq":
+            if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
+                return base.items[key]
+            if base.keys is not None and key in base.keys:
+                return base.keys[key]
+            if base.items:
+                objs = [i for i in base.items if i is not None and i.kind == "obj"]
+                if objs:
+                    return objs[0]
+            self.expr(e.slice)
+            return None
+        if base.kind == "obj":
+            return base
+        if not base.is_data:
+            return None
+        rows_part = e.slice
+        if isinstance(rows_part, ast.Tuple) and rows_part.elts:
+            rows_part = rows_part.elts[0]
+            for extra in e.slice.elts[1:]:
+                self.expr(extra)
+        elif accessor is None and isinstance(rows_part, ast.Tuple):
+            rows_part = None
+        return self.select_rows(base, rows_part, accessor, e)
+
+    def select_rows(self, base: Val, sl: ast.AST | None, accessor: str | None, e: ast.AST) -> Val:
+        """The rows a subscript keeps: positional slices, fold indices and masks select; columns keep all."""
+        same = Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=base.stats,
+                   site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper, cols=base.cols)
+        if sl is None:
+            return same
+        if isinstance(sl, ast.Slice):
+            if sl.lower is None and sl.upper is None:
+                return same
+            if sl.step is not None and sl.lower is None and sl.upper is None:
+                return same
+            if sl.lower is None:
+                return self.select(base, ("pos", _norm(sl.upper)), "lo", "slice", e)
+            if sl.upper is None:
+                return self.select(base, ("pos", _norm(sl.lower)), "hi", "slice", e)
+            return self.select(base, ("pos", _norm(sl.lower), _norm(sl.upper)), "mid", "slice", e)
+        if isinstance(sl, ast.Constant):
+            if accessor in ("iloc", "iat") or accessor == "loc" and isinstance(sl.value, int):
+                return self.select(base, ("row", repr(sl.value)), "one", "slice", e)
+            same.cols = None
+            if base.cols and sl.value in base.cols:
+                same.stats = base.stats | base.cols[sl.value]
+            return same  # a column
+        if isinstance(sl, ast.List) and sl.elts and all(isinstance(x, ast.Constant) for x in sl.elts):
+            same.cols = {x.value: base.cols[x.value] for x in sl.elts if base.cols and x.value in base.cols} or None
+            return same  # a list of columns
+        idx = self.expr(sl)
+        if idx is not None and idx.kind == "index" and idx.step is not None:
+            return self.select(base, idx.step[0], idx.step[1], "folds", e)
+        if idx is None:
+            if accessor == "iloc" and isinstance(sl, (ast.Name, ast.Call, ast.List)):
+                return self.select(base, ("mask", _text(sl)), "sub", "mask", e)
+            return same  # column names (a literal or a name bound to a list of names)
+        if idx.kind == "seq":
+            return same
+        if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
+            if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert):
+                return self.select(base, ("mask", _text(sl.operand)), "not", "mask", e)
+            return self.select(base, ("mask", _text(sl)), "sub", "mask", e)
+        return same
+
+    # ------------------------------------------------------- comprehensions
+    def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val | None:
+        saved = dict(self.env)
+        try:
+            gen = e.generators[0]
+            it = self.expr(gen.iter)
+            passes = self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
+            outs = []
+            kind = "models" if any(self.holds_obj(p) for p in passes) else "items"
+            self.loops.append((id(e), kind, len(passes)))
+            for p in passes[:8]:
+                self.assign(gen.target, p, gen.iter)
+                for extra in e.generators[1:]:
+                    self.assign(extra.target, self.expr(extra.iter), extra.iter)
+                for g in e.generators:
+                    for cond in g.ifs:
+                        self.expr(cond)
+                if isinstance(e, ast.DictComp):
+                    self.expr(e.key)
+                    outs.append(self.expr(e.value))
+                else:
+                    outs.append(self.expr(e.elt))
+            self.loops.pop()
+            if outs and all(o is not None and o.kind == "obj" for o in outs):
+                return Val("seq", items=tuple(outs), site=self.site(e))
+            return self.derive(e, outs)
+        finally:
+            inner = self.env
+            self.env = saved
+            for k in saved:
+                if k in inner:
+                    self.env[k] = inner[k]
+
+
+def _norm(node: ast.AST) -> str:
+    """A slice boundary as text, so `X[:n]` and `X[n:]` name the same cut."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return "-" + _text(node.operand)
+    return _text(node)

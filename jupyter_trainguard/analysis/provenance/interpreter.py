@@ -1,0 +1,339 @@
+"""The provenance interpreter: runs a notebook's cells (execution order) over abstract values.
+
+Statements bind names to `Val`s; loops over known lists of models run once per model, other loops once;
+branches run in sequence; notebook functions are followed at each call (up to a small depth) and mutations of
+their arguments reach the caller. Library calls are read through the API table (`api`)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..parsed import ParsedNotebook
+from .calls import Calls
+from .expressions import Expressions
+from .methods import Methods
+from .rows import Selection
+from .state import Record, State
+from .values import Val
+
+MAX_DEPTH = 3
+MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
+
+
+class Interpreter(Expressions, Calls, Methods, State):
+    """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
+
+    def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
+        super().__init__()
+        self.parsed = parsed
+        self.strict = strict
+        self.env: dict[str, Val] = {}
+        self.depth = 0
+        self._returns: list[Val | None] | None = None
+        self.mutated: set[str] = set()
+        self.user_classes: dict[str, ast.ClassDef] = {}
+
+    def run(self) -> Record:
+        for pc in self.parsed.cells:
+            if pc.tree is None:
+                continue
+            self.cell = pc.cell
+            for stmt in pc.tree.body:
+                self.statement(stmt)
+        return self.rec
+
+    # ----------------------------------------------------------- statements
+    def block(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            self.statement(s)
+
+    def statement(self, s: ast.stmt) -> None:
+        try:
+            self._statement(s)
+        except RecursionError:
+            pass
+        except Exception:  # odd code never stops the analysis of the rest of the notebook
+            if self.strict:
+                raise
+
+    def _statement(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Assign):
+            v = self.expr(s.value)
+            for t in s.targets:
+                self.assign(t, v, s.value)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.assign(s.target, self.expr(s.value), s.value)
+        elif isinstance(s, ast.AugAssign):
+            cur = self.expr(s.target) if isinstance(s.target, (ast.Name, ast.Subscript, ast.Attribute)) else None
+            v = self.derive(s, [cur, self.expr(s.value)])
+            if v is not None and cur is not None and cur.kind == "seq":
+                v = cur
+            self.assign(s.target, v if v is not None else cur, s)
+        elif isinstance(s, ast.Expr):
+            self.expr(s.value)
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            self.for_loop(s)
+        elif isinstance(s, ast.While):
+            self.expr(s.test)
+            self.loops.append((id(s), "while", 1))
+            self.block(s.body)
+            self.loops.pop()
+            self.block(s.orelse)
+        elif isinstance(s, ast.If):
+            self.expr(s.test)
+            self.block(s.body)
+            self.block(s.orelse)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                v = self.expr(item.context_expr)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, v, item.context_expr)
+            self.block(s.body)
+        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            self.block(s.body)
+            for h in s.handlers:
+                self.block(h.body)
+            self.block(s.orelse)
+            self.block(s.finalbody)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.env[s.name] = Val("func", func=s, func_cell=self.cell, name=s.name)
+        elif isinstance(s, ast.ClassDef):
+            self.user_classes[s.name] = s
+            self.env[s.name] = Val("func", func=None, func_cell=self.cell, name=s.name)
+        elif isinstance(s, ast.Return):
+            v = self.expr(s.value) if s.value is not None else None
+            if self._returns is not None:
+                self._returns.append(v)
+        elif isinstance(s, ast.Delete):
+            for t in s.targets:
+                if isinstance(t, ast.Name):
+                    self.env.pop(t.id, None)
+        elif isinstance(s, ast.Match):
+            self.expr(s.subject)
+            for case in s.cases:
+                self.block(case.body)
+
+    # ----------------------------------------------------------- assignment
+    def assign(self, t: ast.expr, v: Val | None, rhs: ast.AST | None) -> None:
+        if isinstance(t, ast.Starred):
+            t = t.value
+        if isinstance(t, ast.Name):
+            if v is None:
+                self.env.pop(t.id, None)
+                return
+            if v.kind in ("data", "pred", "score") and v.name not in (None, t.id):
+                v = Val(v.kind, rows=v.rows, stats=v.stats, site=v.site, evals=v.evals, label=v.label,
+                        hyper=v.hyper, items=v.items, keys=v.keys)
+            if v.kind != "obj" and v.kind != "func":
+                v.name = t.id
+                held = self.rec.held_out_parts
+                for i in range(len(held) - 1, max(len(held) - 8, -1), -1):
+                    if held[i].rows == v.rows and held[i].name is None:
+                        held[i].name = t.id  # the name a split part is bound to, for messages
+                        break
+            self.env[t.id] = v
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            items = v.items if v is not None and v.items is not None else None
+            if items is not None and len(items) == len(t.elts):
+                for tt, vv in zip(t.elts, items):
+                    self.assign(tt, vv, rhs)
+            elif v is not None and v.is_data and len(t.elts) > 1:
+                # an unknown call returning several values: each is some part of the rows (never all of them)
+                key = ("unpack", id(rhs))
+                for i, tt in enumerate(t.elts):
+                    self.assign(tt, self.select(v, key, f"part{i}", "mask", rhs), rhs)
+            else:
+                for tt in t.elts:
+                    self.assign(tt, v if v is None or v.kind != "seq" else None, rhs)
+        elif isinstance(t, ast.Subscript):
+            self.assign_item(t, v, rhs)
+        elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
+            base = self.env.get(t.value.id)
+            if base is not None and base.is_data and v is not None and v.is_data:
+                self.rebind(t.value.id, base, v)
+
+    def assign_item(self, t: ast.Subscript, v: Val | None, rhs: ast.AST | None) -> None:
+        """`df['col'] = expr` / `df.loc[m, 'c'] = expr`: the frame keeps its rows and gains the value's statistics."""
+        base_node = t.value
+        if isinstance(base_node, ast.Attribute) and base_node.attr in ("loc", "iloc", "at", "iat"):
+            base_node = base_node.value
+        if not isinstance(base_node, ast.Name):
+            self.expr(base_node)
+            return
+        base = self.env.get(base_node.id)
+        if base is None:
+            return
+        if base.kind == "seq" and base.keys is not None:
+            key = t.slice.value if isinstance(t.slice, ast.Constant) else None
+            if isinstance(key, str) and v is not None:
+                base.keys[key] = v
+            return
+        if not base.is_data or v is None or not v.is_data:
+            return
+        col = t.slice.value if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str) else None
+        if col is not None and t.value is base_node:
+            cols = dict(base.cols or {})
+            cols[col] = v.all_stats
+            self.env[base_node.id] = Val(base.kind, rows=base.rows, stats=base.stats, site=base.site,
+                                         name=base_node.id, evals=base.evals, label=base.label, cols=cols)
+            self.mutated.add(base_node.id)
+            return
+        self.rebind(base_node.id, base, v)
+
+    def rebind(self, name: str, base: Val, v: Val) -> None:
+        """A data value mutated in place: same rows, more statistics."""
+        stats = base.stats | v.all_stats
+        if stats == base.stats:
+            return
+        nv = Val(base.kind, rows=base.rows, stats=stats, site=base.site, name=name, evals=base.evals,
+                 label=base.label, items=base.items, keys=base.keys, cols=base.cols)
+        self.env[name] = nv
+        self.mutated.add(name)
+
+    # ----------------------------------------------------------------- loops
+    def for_loop(self, s: ast.For | ast.AsyncFor) -> None:
+        it_node, target = s.iter, s.target
+        if isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Name) and it_node.func.id == "enumerate" \
+                and it_node.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            it_node, target = it_node.args[0], target.elts[1]
+        if self.fold_loop(s, it_node, target):
+            return
+        it = self.expr(it_node)
+        passes = self.loop_items(it)
+        if passes and len(passes) > 1:
+            self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
+                               len(passes)))
+            for p in passes[:MAX_PASSES]:
+                self.assign(target, p, it_node)
+                self.block(s.body)
+            self.loops.pop()
+        else:
+            kind = "settings" if self.is_setting_iter(it_node, it) else "items"
+            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.stats, site=it.site, hyper=True)
+                                             if it is not None and it.is_data else None)
+            if kind == "settings":
+                elem = Val("data", hyper=True, site=self.site(it_node))
+            self.assign(target, elem, it_node)
+            self.loops.append((id(s), kind, 2 if kind == "settings" else 1))
+            self.block(s.body)
+            self.loops.pop()
+        self.block(s.orelse)
+
+    def holds_obj(self, v: Val | None) -> bool:
+        if v is None:
+            return False
+        if v.kind == "obj":
+            return True
+        return bool(v.items) and any(i is not None and i.kind == "obj" for i in v.items)
+
+    def loop_items(self, it: Val | None) -> list[Val | None] | None:
+        if it is None:
+            return None
+        if it.kind == "seq" and it.items is not None:
+            return list(it.items)
+        if it.kind == "seq" and it.keys is not None:
+            return [Val("data", site=it.site) for _ in it.keys] or None
+        return None
+
+    def is_setting_iter(self, node: ast.AST, it: Val | None) -> bool:
+        """A loop over hyperparameter values: range/linspace/a literal list of numbers/ParameterGrid."""
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) for e in node.elts):
+            return True
+        if isinstance(node, ast.Call):
+            q = self.parsed.qualname(node.func)
+            leaf = q.rsplit(".", 1)[-1]
+            return leaf in ("range", "arange", "linspace", "logspace", "ParameterGrid", "ParameterSampler",
+                            "product", "geomspace")
+        return isinstance(node, ast.Name) and it is not None and it.hyper
+
+    def fold_loop(self, s: ast.For | ast.AsyncFor, it_node: ast.AST, target: ast.expr) -> bool:
+        """`for tr, te in kf.split(X)`: fold indices that select disjoint rows of whatever they index."""
+        if not (isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Attribute) and
+                it_node.func.attr == "split"):
+            return False
+        recv = self.expr(it_node.func.value)
+        if recv is None or recv.kind != "obj" or recv.obj.role != "splitter":
+            return False
+        for a in it_node.args:
+            self.expr(a)
+        key = self.new_key("folds")
+        tr = Val("index", step=(key, "train"), site=self.site(it_node))
+        te = Val("index", step=(key, "test"), site=self.site(it_node))
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            self.assign(target.elts[0], tr, it_node)
+            self.assign(target.elts[1], te, it_node)
+        self.rec.selections[key] = Selection(key, "folds", self.site(it_node))
+        self.loops.append((id(s), "folds", 2))
+        self.block(s.body)
+        self.loops.pop()
+        self.block(s.orelse)
+        return True
+
+    # ------------------------------------------------------------- functions
+    def inline(self, fval: Val, e: ast.Call, args: list[Val | None], kws: dict[str, Val | None]) -> Val | None:
+        """Follow a notebook function for this call; the events it records point into the defining cell."""
+        fn = fval.func
+        if fn is None or self.depth >= MAX_DEPTH:
+            return self.derive(e, args + list(kws.values()))
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        local = dict(self.env)
+        callers: dict[str, str] = {}
+        defaults = fn.args.defaults
+        for i, p in enumerate(params):
+            local.pop(p, None)
+            j = i - (len(params) - len(defaults))
+            if i < len(args) and args[i] is not None:
+                local[p] = args[i]
+                if isinstance(e.args[i], ast.Name):
+                    callers[p] = e.args[i].id
+            elif p in kws and kws[p] is not None:
+                local[p] = kws[p]
+                kw = next((k for k in e.keywords if k.arg == p), None)
+                if kw is not None and isinstance(kw.value, ast.Name):
+                    callers[p] = kw.value.id
+            elif j >= 0:
+                dv = self.expr(defaults[j])
+                if dv is not None:
+                    local[p] = dv
+        for kwa in fn.args.kwonlyargs:
+            local.pop(kwa.arg, None)
+            if kws.get(kwa.arg) is not None:
+                local[kwa.arg] = kws[kwa.arg]
+        if fn.args.vararg is not None:
+            local[fn.args.vararg.arg] = Val("seq", items=tuple(args[len(params):]))
+        saved = (self.env, self._returns, self.mutated, self.cell)
+        self.env, self._returns, self.mutated = local, [], set()
+        self.cell = fval.func_cell or self.cell
+        self.depth += 1
+        try:
+            self.block(fn.body)
+            rets = [r for r in self._returns if r is not None]
+            mutated, inner = self.mutated, self.env
+        finally:
+            self.depth -= 1
+            self.env, self._returns, self.mutated, self.cell = saved
+        globs = _globals_of(fn)
+        for n in globs:
+            if n in inner:
+                self.env[n] = inner[n]
+        for p, caller in callers.items():
+            if p in mutated and p in inner:
+                self.env[caller] = inner[p]
+                self.mutated.add(caller)
+        return rets[-1] if rets else None
+
+
+_GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}
+
+
+def _globals_of(fn: ast.FunctionDef) -> frozenset:
+    """Names a function declares `global` (memoised per function node)."""
+    hit = _GLOBALS.get(id(fn))
+    if hit is None or hit[0] is not fn:
+        names = frozenset(n for st in ast.walk(fn) if isinstance(st, ast.Global) for n in st.names)
+        if len(_GLOBALS) > 4096:
+            _GLOBALS.clear()
+        hit = _GLOBALS[id(fn)] = (fn, names)
+    return hit[1]

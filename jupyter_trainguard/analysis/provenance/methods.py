@@ -1,0 +1,260 @@
+"""Method calls: fitting, transforming, predicting and scoring on library objects; row selections and statistics
+on frames and arrays; list and dict methods."""
+
+from __future__ import annotations
+
+import ast
+
+from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
+from .rows import DUP
+from .values import Obj, Val
+
+FIT = frozenset({"fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit", "adapt",
+                 "fit_generator", "train_on_batch", "fit_sample", "fit_on_sequences"})
+TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "sequences_to_matrix", "flow",
+                       "standardize", "inverse_transform", "fit_transform", "decision_path", "apply"})
+PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
+                     "predict_on_batch", "forecast", "get_prediction", "kneighbors"})
+SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
+_MODELISH = ("model", "pipeline", "search", "unknown")
+
+
+def _kw(e: ast.Call, name: str) -> ast.expr | None:
+    for k in e.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def _text(node: ast.AST | None) -> str:
+    try:
+        return " ".join(ast.unparse(node).split()) if node is not None else ""
+    except Exception:  # pragma: no cover
+        return "?"
+
+
+WINDOWED = frozenset({"rolling", "expanding", "ewm", "shift", "diff", "pct_change", "resample", "cumsum",
+                      "cummax", "cummin"})
+
+
+def _windowed(node: ast.AST) -> bool:
+    """A statistic over a window of neighbouring rows (`s.rolling(7).mean()`) is a feature, not a learned one."""
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in WINDOWED:
+                return True
+            node = node.func
+        else:
+            node = node.value
+    return False
+
+
+class Methods:
+    """Mixin: method calls."""
+
+    def method(self, recv: Val, attr: str, e: ast.Call) -> Val | None:
+        if recv.kind == "obj":
+            return self.obj_method(recv, attr, e)
+        args, kws = self.arguments(e)
+        if recv.kind == "seq":
+            return self.seq_method(recv, attr, e, args)
+        if recv.kind == "func":
+            return None
+        return self.data_method(recv, attr, e, args, kws)
+
+    # --------------------------------------------------------------- objects
+    def obj_method(self, recv: Val, attr: str, e: ast.Call) -> Val | None:
+        obj = recv.obj
+        args, kws = self.arguments(e)
+        x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts")
+        y = args[1] if len(args) > 1 else kws.get("y")
+        if x is not None and not x.is_data:
+            x = None
+        if attr in ("fit", "fit_regularized") and obj.bound is not None and not args:
+            x, y = obj.bound
+        if attr in FIT:
+            return self.fit_call(obj, recv, attr, x, y, e, kws)
+        if attr in PREDICT:
+            if x is None and obj.bound is not None and attr == "predict":
+                x = obj.bound[0]
+            if x is None:
+                return None
+            return self.prediction(obj, x, attr, e)
+        if attr in SCORE:
+            if x is None:
+                return None
+            self.add_eval(obj, x, attr, e, scored=True)
+            return Val("score", site=self.site(e))
+        if attr in TRANSFORM:
+            if x is None:
+                return None
+            fit = obj.fit if obj.role in ("transformer", "augmenter", "pipeline", "model") else None
+            stats = x.all_stats | ({fit} if fit is not None and fit.kind in ("transformer", "statistic") else set())
+            return Val("data", rows=x.rows, stats=frozenset(stats), site=self.site(e), evals=x.evals)
+        if attr in ("set_params", "compile", "add", "build"):
+            return recv if attr == "set_params" else None
+        if attr == "split" and obj.role == "splitter":
+            return None
+        return self.derive(e, args + list(kws.values()))
+
+    def fit_call(self, obj: Obj, recv: Val, attr: str, x: Val | None, y: Val | None, e: ast.Call,
+                 kws: dict) -> Val | None:
+        role = obj.role
+        if role == "torch":
+            return None
+        for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
+            if kws.get(name) is not None:
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name))
+        if role == "resampler" and attr in ("fit_resample", "fit_sample"):
+            key = self.new_key("resample")
+            outs = [self.select(v, key, DUP, "resample", e) if v is not None and v.is_data else None for v in (x, y)]
+            return Val("seq", items=tuple(outs), site=self.site(e))
+        if role == "undersampler" and attr in ("fit_resample", "fit_sample"):
+            key = ("under", _text(e))
+            outs = [self.select(v, key, "sub", "mask", e) if v is not None and v.is_data else None for v in (x, y)]
+            return Val("seq", items=tuple(outs), site=self.site(e))
+        if x is None:
+            return recv if attr == "fit" else None
+        if role in ("transformer", "augmenter"):
+            fit = self.add_fit("transformer", obj.cls, x, e, obj=obj, y=y)
+            fit.vocab = getattr(obj, "vocab", False)  # type: ignore[attr-defined]
+            obj.fit = fit
+            obj.fits.append(fit)
+            if attr in ("fit_transform", "fit_predict"):
+                return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals)
+            return recv if attr == "fit" else None
+        if role == "stateless":
+            return self.derive(e, [x]) if attr == "fit_transform" else recv
+        # models, pipelines, searches, unknown estimators
+        if role == "search":  # a search cross-validates on what it is fitted on
+            self.add_eval(obj, x, "fit", e, scored=True, cv=True)
+        fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
+        obj.fit = fit
+        obj.fits.append(fit)
+        if attr == "fit_transform":
+            return Val("data", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=x.evals)
+        if attr == "fit_predict":
+            tfit = self.add_fit("transformer", obj.cls, x, e, obj=obj)
+            return Val("data", rows=x.rows, stats=x.all_stats | {tfit}, site=self.site(e))
+        return recv
+
+    def prediction(self, obj: Obj, x: Val, method: str, e: ast.Call) -> Val:
+        ev = self.add_eval(obj, x, method, e)
+        return Val("pred", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=(ev,))
+
+    # ------------------------------------------------------------------ data
+    def data_method(self, recv: Val, attr: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        if recv.kind in ("pred", "score") and attr in STAT_METHODS | {"sum", "item", "round", "count_nonzero"}:
+            return self.derive(e, [recv])
+        if attr in STAT_METHODS and recv.kind in ("data", "index"):
+            axis = _kw(e, "axis")
+            if isinstance(axis, ast.Constant) and axis.value in (1, "columns") or _windowed(e.func.value):
+                return self.derive(e, [recv])
+            fit = self.add_fit("statistic", attr, recv, e)
+            return Val("data", stats=recv.all_stats | {fit}, site=self.site(e))
+        if attr in ("transform", "apply", "agg", "aggregate") and self.stat_in_call(e) and not _windowed(e.func.value):
+            fit = self.add_fit("statistic", attr, recv, e)
+            return Val("data", rows=recv.rows, stats=recv.all_stats | {fit}, site=self.site(e), evals=recv.evals)
+        if attr in ROW_HEAD:
+            n = e.args[0] if e.args else _kw(e, "n")
+            return self.select(recv, ("pos", _text(n) or "5"), "lo", "slice", e)
+        if attr in ROW_TAIL:
+            n = e.args[0] if e.args else _kw(e, "n")
+            return self.select(recv, ("tail", _text(n) or "5"), "hi", "slice", e)
+        if attr in ROW_RANDOM:
+            rep = _kw(e, "replace")
+            frac = _kw(e, "frac")
+            if isinstance(rep, ast.Constant) and rep.value is True or isinstance(frac, ast.Constant) and \
+                    isinstance(frac.value, (int, float)) and frac.value > 1:
+                return self.select(recv, self.new_key("resample"), DUP, "resample", e)
+            if isinstance(frac, ast.Constant) and frac.value == 1:
+                return self.derive(e, [recv])
+            return self.select(recv, ("sample", _text(e)), "sub", "mask", e)
+        if attr == "query" and e.args:
+            return self.select(recv, ("mask", _text(e.args[0])), "sub", "mask", e)
+        if attr == "drop" and (_kw(e, "index") is not None or e.args and isinstance(e.args[0], ast.Attribute)
+                               and e.args[0].attr == "index"):
+            idx = _kw(e, "index") or e.args[0]
+            inner = idx.value if isinstance(idx, ast.Attribute) and idx.attr == "index" else idx
+            other = self.env.get(inner.id) if isinstance(inner, ast.Name) else None
+            if other is not None and other.rows and recv.rows:
+                # df.drop(train.index): the complement of a selection of df
+                for tok in other.rows:
+                    for base in recv.rows:
+                        if len(tok) == len(base) + 1 and tok[: len(base)] == base:
+                            return self.select(recv, tok[-1][0], "rest", "mask", e)
+            return self.select(recv, ("mask", "drop " + _text(idx)), "sub", "mask", e)
+        if attr in ("split",) and recv.kind == "index":
+            return None
+        if attr == "align" and args and args[0] is not None and args[0].is_data:
+            return Val("seq", items=(self.derive(e, [recv]), self.derive(e, [args[0]])), site=self.site(e))
+        if attr in ROW_ADD:
+            return self.derive(e, [recv] + args + list(kws.values()))
+        if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
+            return self.list_append(e.func.value.id, recv, args, e)
+        data = [a for a in args + list(kws.values()) if a is not None and a.is_data and a is not recv]
+        stats = recv.stats.union(*(a.all_stats for a in data)) if data else recv.stats
+        cols = recv.cols
+        if cols and attr == "drop":
+            names = {n.value for a in list(e.args[:1]) + [k.value for k in e.keywords if k.arg == "columns"]
+                     for n in ([a] if isinstance(a, ast.Constant) else getattr(a, "elts", []))
+                     if isinstance(n, ast.Constant)}
+            cols = {c: v for c, v in cols.items() if c not in names} or None
+        elif cols and attr not in ("copy", "fillna", "dropna", "reset_index", "astype", "sort_values", "replace",
+                                   "set_index", "sort_index", "drop_duplicates", "rename", "assign"):
+            stats, cols = stats.union(*cols.values()), None
+        out = Val(recv.kind if recv.kind != "index" else "data", rows=recv.rows, stats=stats, site=self.site(e),
+                  evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
+        inplace = _kw(e, "inplace")
+        if isinstance(inplace, ast.Constant) and inplace.value is True:
+            target = e.func.value
+            while isinstance(target, (ast.Subscript, ast.Attribute)) and not isinstance(target, ast.Name):
+                target = target.value
+            if isinstance(target, ast.Name) and target.id in self.env and self.env[target.id].is_data:
+                self.rebind(target.id, self.env[target.id], out)
+            return None
+        return out
+
+    def stat_in_call(self, e: ast.Call) -> bool:
+        """`groupby(k)[c].transform('mean')`, `apply(lambda c: (c - c.mean()) / c.std())`."""
+        for a in list(e.args) + [k.value for k in e.keywords]:
+            if isinstance(a, ast.Constant) and a.value in STAT_METHODS:
+                return True
+            if isinstance(a, ast.Lambda):
+                if any(isinstance(n, ast.Call) and _windowed(n) for n in ast.walk(a.body)):
+                    return False
+                for n in ast.walk(a.body):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STAT_METHODS:
+                        return True
+            if isinstance(a, ast.Attribute) and a.attr in STAT_METHODS:  # transform(np.mean)
+                return True
+        return False
+
+    def list_append(self, name: str, recv: Val, args: list, e: ast.Call) -> None:
+        data = [a for a in args if a is not None and a.is_data]
+        if data:
+            nv = self.derive(e, [recv] + data)
+            if nv is not None:
+                nv.name = name
+                self.env[name] = nv
+        return None
+
+    # ----------------------------------------------------------- containers
+    def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
+        if attr == "items" and recv.keys is not None:
+            return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
+        if attr == "values" and recv.keys is not None:
+            return Val("seq", items=tuple(recv.keys.values()))
+        if attr == "keys":
+            return None
+        if attr == "get" and recv.keys is not None and e.args and isinstance(e.args[0], ast.Constant):
+            return recv.keys.get(e.args[0].value)
+        if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
+            new = [a for a in args if a is not None]
+            if attr == "extend" and new and new[0].kind == "seq" and new[0].items:
+                new = list(new[0].items)
+            items = tuple(recv.items or ()) + tuple(new)
+            self.env[e.func.value.id] = Val("seq", items=items, keys=recv.keys, site=recv.site,
+                                            name=e.func.value.id)
+            return None
+        return None

@@ -1,0 +1,100 @@
+"""The row lattice: which rows a value holds, as a set of row tokens.
+
+A token is a path `(source, step, step, ...)`: the data source it was read or built from, then every row
+selection applied to it. A step is `(selection id, part)`: a split call and the part taken (`train`/`test`/...),
+a positional slice (`("pos", "n")`, `lo`/`hi`), a boolean mask, a fold index, or a resampling (`dup`).
+
+Two tokens share rows when one is a prefix of the other (a whole and its part). Two parts of one selection are
+disjoint, unless the rows were resampled (duplicated) before that selection. Two unrelated selections of the same
+rows are assumed disjoint: the analysis never invents an overlap it cannot prove.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Token = tuple
+Rows = frozenset
+NO_ROWS: frozenset = frozenset()
+MAX_TOKENS = 24  # a value built from more sources than this keeps the first ones (row sets stay small)
+DUP = "dup"
+
+
+@dataclass(eq=False)
+class Selection:
+    """Where rows were selected: a split call, a slice, a mask, folds or a resampling."""
+
+    key: object
+    kind: str  # split | folds | slice | mask | resample
+    site: object  # values.Site
+    shuffle: bool = True
+
+
+RANDOM = frozenset({"split", "folds", "sample"})
+
+
+def tokens_overlap(a: Token, b: Token) -> bool:
+    """Whether two row tokens can hold a common row."""
+    if a[0] != b[0]:
+        return False
+    dup = False
+    for sa, sb in zip(a[1:], b[1:]):
+        if sa == sb:
+            dup = dup or sa[1] == DUP
+            continue
+        if sa[0] == sb[0]:
+            return dup  # two parts of one selection: disjoint unless the rows were duplicated before it
+        # two different random selections of the same rows (a second split, folds after a split) share rows
+        return _kind(sa[0]) in RANDOM and _kind(sb[0]) in RANDOM
+    return True
+
+
+def _kind(key: object) -> object:
+    return key[0] if isinstance(key, tuple) and key else None
+
+
+def overlap(a: frozenset, b: frozenset) -> tuple[Token, Token] | None:
+    """A pair of overlapping tokens of two row sets, or None when they are disjoint."""
+    for ta in a:
+        for tb in b:
+            if tokens_overlap(ta, tb):
+                return ta, tb
+    return None
+
+
+def covered(part: frozenset, whole: frozenset) -> bool:
+    """Every row of `part` is in `whole` (each token has a prefix in `whole`)."""
+    if not part:
+        return False
+    return all(any(tw == tp[: len(tw)] for tw in whole) for tp in part)
+
+
+def extend(rows: frozenset, step: tuple) -> frozenset:
+    """The rows after a selection step."""
+    return frozenset(t + (step,) for t in rows)
+
+
+def union(*sets: frozenset) -> frozenset:
+    out: set = set()
+    for s in sets:
+        out.update(s)
+    if len(out) > MAX_TOKENS:
+        out = set(sorted(out, key=len)[:MAX_TOKENS])
+    return frozenset(out)
+
+
+def separating_step(whole: Token, part: Token) -> tuple | None:
+    """The first selection step that took `part` out of `whole` (None when `part` is not below `whole`)."""
+    if len(part) > len(whole) and part[: len(whole)] == whole:
+        return part[len(whole)]
+    return None
+
+
+def dup_step(a: Token, b: Token) -> tuple | None:
+    """The resampling step two overlapping tokens share, when that is why they overlap."""
+    for sa, sb in zip(a[1:], b[1:]):
+        if sa != sb:
+            break
+        if sa[1] == DUP:
+            return sa
+    return None

@@ -1,0 +1,95 @@
+"""What the interpreter records while it runs: selections, fits and evaluations, for the detectors to read."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+
+from .rows import Selection, extend, union
+from .values import Eval, Fit, Site, Val, site_of
+
+
+@dataclass
+class Record:
+    """Everything the detectors need, independent of the AST."""
+
+    fits: list[Fit] = field(default_factory=list)
+    evals: list[Eval] = field(default_factory=list)
+    selections: dict = field(default_factory=dict)  # selection key -> Selection
+    sources: dict = field(default_factory=dict)  # source id -> Site
+    eval_sets: list = field(default_factory=list)  # (Obj, Val, Site, kwarg) test rows passed to fitting
+    held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
+
+
+class State:
+    """Shared helpers of the interpreter mixins: value construction and event recording."""
+
+    def __init__(self) -> None:
+        self.rec = Record()
+        self.cell: object = None
+        self._ids = itertools.count(1)
+        self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
+
+    # --------------------------------------------------------------- values
+    def site(self, node: ast.AST | None) -> Site:
+        return site_of(self.cell, node)
+
+    def source(self, node: ast.AST | None, label: str = "src") -> Val:
+        """New rows: data read or built in the notebook."""
+        sid = (label, next(self._ids))
+        self.rec.sources[sid] = self.site(node)
+        return Val("data", rows=frozenset({(sid,)}), site=self.site(node))
+
+    def derive(self, node: ast.AST | None, parts: list[Val | None], kind: str = "data") -> Val | None:
+        """A value computed from others: their rows and statistics flow through (rows of aggregates stay empty)."""
+        ps = [p for p in parts if p is not None and p.is_data]
+        if not ps:
+            return None
+        rows = union(*(p.rows for p in ps))
+        stats = frozenset().union(*(p.all_stats for p in ps))
+        evals = tuple(e for p in ps for e in p.evals)
+        k = kind
+        if k == "data" and any(p.kind == "score" for p in ps):
+            k = "score"
+        elif k == "data" and any(p.kind == "pred" for p in ps):
+            k = "pred"
+        return Val(k, rows=rows, stats=stats, site=self.site(node), evals=evals,
+                   label=all(p.label for p in ps), hyper=any(p.hyper for p in ps))
+
+    def select(self, base: Val, key: object, part: str, kind: str, node: ast.AST | None) -> Val:
+        """The rows of `base` that a selection (split part, slice, mask, fold) keeps."""
+        if key not in self.rec.selections:
+            self.rec.selections[key] = Selection(key, kind, self.site(node))
+        return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
+                   stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols)
+
+    def new_key(self, kind: str) -> tuple:
+        return (kind, next(self._ids))
+
+    # --------------------------------------------------------------- events
+    def add_fit(self, kind: str, cls: str, data: Val | None, node: ast.AST, obj=None, y: Val | None = None) -> Fit:
+        rows = data.rows if data is not None else frozenset()
+        stats = data.all_stats if data is not None else frozenset()
+        fit = Fit(kind, cls, rows, stats, self.site(node), obj=obj,
+                  ylabel_only=data is not None and data.label and y is None,
+                  data_name=data.text() if data is not None else "")
+        self.rec.fits.append(fit)
+        return fit
+
+    def add_eval(self, obj, data: Val, method: str, node: ast.AST, scored: bool = False, cv: bool = False) -> Eval:
+        ev = Eval(obj, obj.fit if obj is not None else None, data, method, self.site(node), scored=scored, cv=cv,
+                  loops=tuple((lid, kind) for lid, kind, _ in self.loops))
+        self.rec.evals.append(ev)
+        return ev
+
+    def mark_scored(self, vals: list[Val | None], node: ast.AST) -> None:
+        """A metric (or a comparison with the labels) read these predictions: their evaluations are scored."""
+        s = None
+        for v in vals:
+            if v is None:
+                continue
+            for ev in v.evals:
+                if not ev.scored:
+                    ev.scored = True
+                    ev.metric = s = s or self.site(node)

@@ -1,0 +1,124 @@
+"""Abstract values of the provenance interpreter: data with row origins and learned statistics, fitted objects,
+and the fit / evaluation events the detectors read."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .rows import NO_ROWS
+
+
+class Site:
+    """A place in the notebook: cell, line (1-based in the cell's analysed code) and the code there (rendered
+    only when a message needs it)."""
+
+    __slots__ = ("cell", "line", "_node", "_text")
+
+    def __init__(self, cell: object, line: int | None, text: str | None = None, node: ast.AST | None = None):
+        self.cell, self.line, self._node, self._text = cell, line, node, text
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = short_code(self._node)
+        return self._text
+
+    def where(self) -> str:
+        c = getattr(self.cell, "index", None)
+        return f"cell {c + 1}" if c is not None else "an earlier cell"
+
+
+def short_code(node: ast.AST | None, limit: int = 60) -> str:
+    if node is None:
+        return ""
+    try:
+        text = " ".join(ast.unparse(node).split())
+    except Exception:  # pragma: no cover - unparse of odd nodes
+        return ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def site_of(cell: object, node: ast.AST | None) -> Site:
+    return Site(cell, getattr(node, "lineno", None), node=node)
+
+
+@dataclass(eq=False)
+class Fit:
+    """An object (or a statistic) learning from rows: what it saw, and what the data it saw carried."""
+
+    kind: str  # transformer | statistic | model | resampler
+    cls: str
+    rows: frozenset
+    stats: frozenset
+    site: Site
+    obj: Obj | None = None
+    ylabel_only: bool = False  # fitted on the label only (LabelEncoder on y)
+    data_name: str = ""
+
+
+@dataclass(eq=False)
+class Obj:
+    """A library object (estimator, transformer, splitter...), shared by every name bound to it."""
+
+    cls: str
+    role: str  # transformer | model | pipeline | search | resampler | undersampler | splitter | unknown
+    site: Site
+    fit: Fit | None = None
+    fits: list = field(default_factory=list)
+    bound: tuple | None = None  # (X, y) given at construction (statsmodels)
+    inner: Obj | None = None  # the estimator a search or a pipeline wraps
+    multi: int = 1  # how many objects this stands for (a literal list of models, a loop over settings)
+    selects: bool = False  # a search/early stopping that picks a setting by a score
+
+
+@dataclass(eq=False)
+class Eval:
+    """A fitted model applied to data: predict/score/evaluate, a metric on its predictions, or cross-validation."""
+
+    obj: Obj | None
+    fit: Fit | None
+    data: Val
+    method: str
+    site: Site
+    scored: bool = False
+    metric: Site | None = None
+    cv: bool = False
+    loops: tuple = ()
+
+
+@dataclass(eq=False, slots=True)
+class Val:
+    """An abstract value. `rows`/`stats` matter for data; `obj`, `items`, `keys`, `func`, `step` for the rest."""
+
+    kind: str  # data | pred | score | obj | func | seq | index | module
+    rows: frozenset = NO_ROWS
+    stats: frozenset = frozenset()  # Fit events whose statistics are in these values
+    site: Site | None = None
+    name: str | None = None
+    obj: Obj | None = None
+    items: tuple | None = None
+    keys: dict | None = None
+    func: ast.FunctionDef | None = None
+    func_cell: object = None
+    step: tuple | None = None  # for an index (fold indices): the selection step it applies
+    evals: tuple = ()  # for predictions and scores: the evaluations they come from
+    label: bool = False  # the label column (y)
+    hyper: bool = False  # a hyperparameter value from a loop over settings
+    cols: dict | None = None  # statistics that reached single named columns (`df['c'] = ...`)
+
+    @property
+    def all_stats(self) -> frozenset:
+        """The statistics in every column of this value."""
+        if not self.cols:
+            return self.stats
+        return self.stats.union(*self.cols.values())
+
+    @property
+    def is_data(self) -> bool:
+        return self.kind in ("data", "pred", "score", "index")
+
+    def text(self) -> str:
+        if self.name:
+            return self.name
+        return self.site.text if self.site is not None and self.site.text else "the data"

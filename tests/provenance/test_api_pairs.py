@@ -1,0 +1,193 @@
+# ruff: noqa: E501  (the bad/good pairs read best one statement per line)
+"""Each API row of the provenance table with a tiny bad/good pair: the bad one leaks, the good one does not.
+
+Every case is a whole notebook (cells separated by `# %%`) run through the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+LEAKS = ("LEAK001", "LEAK002", "LEAK003", "LEAK007")
+SK = """import pandas as pd
+import numpy as np
+from sklearn.model_selection import train_test_split, cross_val_score, GridSearchCV, KFold
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics import accuracy_score
+df = pd.read_csv("data.csv")
+X, y = df.drop(columns="label"), df["label"]"""
+
+# (case id, rule the bad code raises, bad code, good code)
+PAIRS = [
+    ("sklearn-scaler-fit_transform", "LEAK001",
+     "from sklearn.preprocessing import StandardScaler\nX = StandardScaler().fit_transform(X)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = LogisticRegression().fit(Xtr, ytr)\nm.score(Xte, yte)",
+     "from sklearn.preprocessing import StandardScaler\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "sc = StandardScaler().fit(Xtr)\nm = LogisticRegression().fit(sc.transform(Xtr), ytr)\n"
+     "m.score(sc.transform(Xte), yte)"),
+    ("sklearn-scaler-fit-on-test", "LEAK001",
+     "from sklearn.preprocessing import MinMaxScaler\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "sc = MinMaxScaler()\nXtr = sc.fit_transform(Xtr)\nXte = sc.fit_transform(Xte)\n"
+     "m = LogisticRegression().fit(Xtr, ytr)\nprint(accuracy_score(yte, m.predict(Xte)))",
+     "from sklearn.preprocessing import MinMaxScaler\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "sc = MinMaxScaler()\nXtr = sc.fit_transform(Xtr)\nXte = sc.transform(Xte)\n"
+     "m = LogisticRegression().fit(Xtr, ytr)\nprint(accuracy_score(yte, m.predict(Xte)))"),
+    ("sklearn-pca", "LEAK001",
+     "from sklearn.decomposition import PCA\nZ = PCA(5).fit_transform(X)\nZtr, Zte, ytr, yte = train_test_split(Z, y)\n"
+     "print(Ridge().fit(Ztr, ytr).score(Zte, yte))",
+     "from sklearn.decomposition import PCA\nfrom sklearn.pipeline import make_pipeline\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(make_pipeline(PCA(5), Ridge()).fit(Xtr, ytr).score(Xte, yte))"),
+    ("sklearn-rfe-selector", "LEAK001",
+     "from sklearn.feature_selection import RFE\nsel = RFE(Ridge(), n_features_to_select=3).fit(X, y)\n"
+     "Xs = sel.transform(X)\nXtr, Xte, ytr, yte = train_test_split(Xs, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "from sklearn.feature_selection import RFE\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "sel = RFE(Ridge(), n_features_to_select=3).fit(Xtr, ytr)\n"
+     "print(Ridge().fit(sel.transform(Xtr), ytr).score(sel.transform(Xte), yte))"),
+    ("sklearn-tfidf", "LEAK001",
+     "from sklearn.feature_extraction.text import TfidfVectorizer\nT = TfidfVectorizer().fit_transform(df['text'])\n"
+     "Ttr, Tte, ytr, yte = train_test_split(T, y)\nclf = LogisticRegression().fit(Ttr, ytr)\n"
+     "print(accuracy_score(yte, clf.predict(Tte)))",
+     "from sklearn.feature_extraction.text import TfidfVectorizer\n"
+     "ttr, tte, ytr, yte = train_test_split(df['text'], y)\nvec = TfidfVectorizer()\n"
+     "clf = LogisticRegression().fit(vec.fit_transform(ttr), ytr)\nprint(accuracy_score(yte, clf.predict(vec.transform(tte))))"),
+    ("sklearn-column-transformer", "LEAK001",
+     "from sklearn.compose import ColumnTransformer\nfrom sklearn.preprocessing import StandardScaler\n"
+     "ct = ColumnTransformer([('num', StandardScaler(), ['a', 'b'])])\nXt = ct.fit_transform(X)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(Xt, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "from sklearn.compose import ColumnTransformer\nfrom sklearn.preprocessing import StandardScaler\n"
+     "from sklearn.pipeline import Pipeline\nct = ColumnTransformer([('num', StandardScaler(), ['a', 'b'])])\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(Pipeline([('ct', ct), ('m', Ridge())]).fit(Xtr, ytr).score(Xte, yte))"),
+    ("sklearn-cross_val_score", "LEAK001",
+     "from sklearn.preprocessing import StandardScaler\nXs = StandardScaler().fit_transform(X)\n"
+     "print(cross_val_score(LogisticRegression(), Xs, y, cv=5).mean())",
+     "from sklearn.preprocessing import StandardScaler\nfrom sklearn.pipeline import make_pipeline\n"
+     "print(cross_val_score(make_pipeline(StandardScaler(), LogisticRegression()), X, y, cv=5).mean())"),
+    ("sklearn-gridsearch", "LEAK001",
+     "from sklearn.preprocessing import RobustScaler\nXs = RobustScaler().fit_transform(X)\n"
+     "gs = GridSearchCV(LogisticRegression(), {'C': [0.1, 1]}).fit(Xs, y)\nprint(gs.best_score_)",
+     "from sklearn.preprocessing import RobustScaler\nfrom sklearn.pipeline import make_pipeline\n"
+     "gs = GridSearchCV(make_pipeline(RobustScaler(), LogisticRegression()), {'logisticregression__C': [0.1, 1]})\n"
+     "gs.fit(X, y)\nprint(gs.best_score_)"),
+    ("sklearn-fit-all-score-part", "LEAK003",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = LogisticRegression().fit(X, y)\nprint(m.score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = LogisticRegression().fit(Xtr, ytr)\nprint(m.score(Xte, yte))"),
+    ("sklearn-score-on-training-rows", "LEAK007",
+     "m = LogisticRegression().fit(X, y)\nprint(accuracy_score(y, m.predict(X)))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = LogisticRegression().fit(Xtr, ytr)\n"
+     "print(accuracy_score(yte, m.predict(Xte)))"),
+    ("sklearn-kfold-indices", "LEAK003",
+     "for tr, te in KFold(5).split(X):\n    m = Ridge().fit(X, y)\n    print(m.score(X.iloc[te], y.iloc[te]))",
+     "for tr, te in KFold(5).split(X):\n    m = Ridge().fit(X.iloc[tr], y.iloc[tr])\n"
+     "    print(m.score(X.iloc[te], y.iloc[te]))"),
+    ("pandas-fillna-mean", "LEAK001",
+     "df = df.fillna(df.mean())\nX, y = df.drop(columns='label'), df['label']\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nmeans = Xtr.mean()\nXtr, Xte = Xtr.fillna(means), Xte.fillna(means)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("pandas-groupby-transform", "LEAK001",
+     "df['city_mean'] = df.groupby('city')['price'].transform('mean')\nX = df.drop(columns='label')\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "df['lag'] = df.groupby('city')['price'].transform(lambda s: s.shift(1).rolling(3).mean())\n"
+     "X = df.drop(columns='label')\nXtr, Xte, ytr, yte = train_test_split(X, y, shuffle=False)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("pandas-manual-zscore", "LEAK001",
+     "X = (X - X.mean()) / X.std()\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nmu, sd = Xtr.mean(), Xtr.std()\n"
+     "print(Ridge().fit((Xtr - mu) / sd, ytr).score((Xte - mu) / sd, yte))"),
+    ("pandas-get-dummies-is-stateless", None,
+     "", "X = pd.get_dummies(X)\nXtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("pandas-concat-duplicates", "LEAK002",
+     "X2 = pd.concat([X, X])\ny2 = pd.concat([y, y])\nXtr, Xte, ytr, yte = train_test_split(X2, y2)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nXtr2 = pd.concat([Xtr, Xtr])\nytr2 = pd.concat([ytr, ytr])\n"
+     "print(Ridge().fit(Xtr2, ytr2).score(Xte, yte))"),
+    ("pandas-positional-halves", "LEAK003",
+     "n = len(X) // 2\nm = Ridge().fit(X, y)\nprint(m.score(X[n:], y[n:]))",
+     "n = len(X) // 2\nm = Ridge().fit(X[:n], y[:n])\nprint(m.score(X[n:], y[n:]))"),
+    ("pandas-sample-and-drop", "LEAK003",
+     "train = df.sample(frac=0.8, random_state=0)\ntest = df.drop(train.index)\n"
+     "m = Ridge().fit(df.drop(columns='label'), df['label'])\nprint(m.score(test.drop(columns='label'), test['label']))",
+     "train = df.sample(frac=0.8, random_state=0)\ntest = df.drop(train.index)\n"
+     "m = Ridge().fit(train.drop(columns='label'), train['label'])\nprint(m.score(test.drop(columns='label'), test['label']))"),
+    ("numpy-stat", "LEAK001",
+     "A = X.values\nA = (A - np.mean(A, axis=0)) / np.std(A, axis=0)\nAtr, Ate, ytr, yte = train_test_split(A, y)\n"
+     "print(Ridge().fit(Atr, ytr).score(Ate, yte))",
+     "A = X.values\nAtr, Ate, ytr, yte = train_test_split(A, y)\nmu = np.mean(Atr, axis=0)\n"
+     "print(Ridge().fit(Atr - mu, ytr).score(Ate - mu, yte))"),
+    ("imblearn-smote", "LEAK002",
+     "from imblearn.over_sampling import SMOTE\nXr, yr = SMOTE().fit_resample(X, y)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(Xr, yr)\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "from imblearn.over_sampling import SMOTE\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "Xtr, ytr = SMOTE().fit_resample(Xtr, ytr)\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))"),
+    ("imblearn-oversample-then-cv", "LEAK002",
+     "from imblearn.over_sampling import RandomOverSampler\nXr, yr = RandomOverSampler().fit_resample(X, y)\n"
+     "print(cross_val_score(LogisticRegression(), Xr, yr).mean())",
+     "from imblearn.over_sampling import RandomOverSampler\nfrom imblearn.pipeline import make_pipeline\n"
+     "print(cross_val_score(make_pipeline(RandomOverSampler(), LogisticRegression()), X, y).mean())"),
+    ("keras-tokenizer", "LEAK001",
+     "from tensorflow.keras.preprocessing.text import Tokenizer\ntok = Tokenizer(num_words=5000)\n"
+     "tok.fit_on_texts(df['text'])\nS = tok.texts_to_matrix(df['text'])\nStr, Ste, ytr, yte = train_test_split(S, y)\n"
+     "print(LogisticRegression().fit(Str, ytr).score(Ste, yte))",
+     "from tensorflow.keras.preprocessing.text import Tokenizer\nttr, tte, ytr, yte = train_test_split(df['text'], y)\n"
+     "tok = Tokenizer(num_words=5000)\ntok.fit_on_texts(ttr)\n"
+     "print(LogisticRegression().fit(tok.texts_to_matrix(ttr), ytr).score(tok.texts_to_matrix(tte), yte))"),
+    ("keras-evaluate-overlap", "LEAK003",
+     "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnet = keras.Sequential()\n"
+     "net.fit(X, y, epochs=3)\nprint(net.evaluate(Xte, yte))",
+     "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnet = keras.Sequential()\n"
+     "net.fit(Xtr, ytr, epochs=3)\nprint(net.evaluate(Xte, yte))"),
+    ("keras-normalization-adapt", "LEAK001",
+     "from tensorflow.keras import layers\nnorm = layers.Normalization()\nnorm.adapt(X)\nXn = norm(X)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(Xn, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "from tensorflow.keras import layers\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnorm = layers.Normalization()\n"
+     "norm.adapt(Xtr)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("torch-random-split", "LEAK003",
+     "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
+     "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",
+     "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
+     "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(tr, y)\nprint(m.score(te, y))"),
+    ("xgboost-native-train", "LEAK003",
+     "import xgboost as xgb\nXtr, Xte, ytr, yte = train_test_split(X, y)\nbst = xgb.train({}, xgb.DMatrix(X, label=y))\n"
+     "print(accuracy_score(yte, bst.predict(xgb.DMatrix(Xte))))",
+     "import xgboost as xgb\nXtr, Xte, ytr, yte = train_test_split(X, y)\nbst = xgb.train({}, xgb.DMatrix(Xtr, label=ytr))\n"
+     "print(accuracy_score(yte, bst.predict(xgb.DMatrix(Xte))))"),
+    ("lightgbm-sklearn-wrapper", "LEAK003",
+     "from lightgbm import LGBMClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\nclf = LGBMClassifier().fit(X, y)\n"
+     "print(accuracy_score(yte, clf.predict(Xte)))",
+     "from lightgbm import LGBMClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\nclf = LGBMClassifier().fit(Xtr, ytr)\n"
+     "print(accuracy_score(yte, clf.predict(Xte)))"),
+    ("statsmodels-ols", "LEAK003",
+     "import statsmodels.api as sm\nXtr, Xte, ytr, yte = train_test_split(X, y)\nres = sm.OLS(y, X).fit()\n"
+     "print(((res.predict(Xte) - yte) ** 2).mean())",
+     "import statsmodels.api as sm\nXtr, Xte, ytr, yte = train_test_split(X, y)\nres = sm.OLS(ytr, Xtr).fit()\n"
+     "print(((res.predict(Xte) - yte) ** 2).mean())"),
+    ("user-function-followed", "LEAK001",
+     "from sklearn.preprocessing import StandardScaler\ndef prep(frame):\n    return StandardScaler().fit_transform(frame)\n"
+     "Xs = prep(X)\nXtr, Xte, ytr, yte = train_test_split(Xs, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "from sklearn.preprocessing import StandardScaler\ndef prep(a, b):\n    sc = StandardScaler().fit(a)\n"
+     "    return sc.transform(a), sc.transform(b)\nXtr, Xte, ytr, yte = train_test_split(X, y)\nXtr, Xte = prep(Xtr, Xte)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("loop-over-models", "LEAK003",
+     "from sklearn.tree import DecisionTreeClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "for m in [LogisticRegression(), DecisionTreeClassifier()]:\n    m.fit(X, y)\n    print(m.score(Xte, yte))",
+     "from sklearn.tree import DecisionTreeClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "for m in [LogisticRegression(), DecisionTreeClassifier()]:\n    m.fit(Xtr, ytr)\n    print(m.score(Xte, yte))"),
+    ("unknown-call-never-invents", None, "",
+     "import mylib\nXtr, Xte, ytr, yte = train_test_split(X, y)\nXtr, Xte = mylib.prepare(Xtr, Xte)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+]
+
+
+def _ids(code: str) -> set[str]:
+    rep = analyze_sources([SK] + code.split("\n# %%\n"))
+    return {f.rule_id for f in rep.findings if f.rule_id in LEAKS}
+
+
+@pytest.mark.parametrize("case, rule, bad, good", PAIRS, ids=[p[0] for p in PAIRS])
+def test_bad_leaks_and_good_is_clean(case: str, rule: str | None, bad: str, good: str) -> None:
+    if rule is not None:
+        assert rule in _ids(bad), case
+    assert not _ids(good), case
