@@ -191,3 +191,14 @@ def test_bad_leaks_and_good_is_clean(case: str, rule: str | None, bad: str, good
     if rule is not None:
         assert rule in _ids(bad), case
     assert not _ids(good), case
+
+
+def test_columns_chosen_by_a_selector_fitted_on_all_rows_leak() -> None:
+    bad = ("from sklearn.feature_selection import RFE\nrfe = RFE(Ridge(), n_features_to_select=3).fit(X, y)\n"
+           "cols = X.columns[rfe.support_]\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+           "print(Ridge().fit(Xtr[cols], ytr).score(Xte[cols], yte))")
+    good = ("from sklearn.feature_selection import RFE\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+            "rfe = RFE(Ridge(), n_features_to_select=3).fit(Xtr, ytr)\ncols = Xtr.columns[rfe.get_support()]\n"
+            "print(Ridge().fit(Xtr[cols], ytr).score(Xte[cols], yte))")
+    assert "LEAK001" in _ids(bad)
+    assert not _ids(good)

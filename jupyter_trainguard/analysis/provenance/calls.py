@@ -82,6 +82,9 @@ class Calls:
             return self.derive(e, data)
         if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
             return self.source(e, "made")
+        if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data") or \
+                leaf.startswith(("load_", "read_", "get_data", "fetch_")):
+            return self.source(e, "read")  # pickle.load(f), a helper library's loader: data of unknown origin
         return None
 
     def arguments(self, e: ast.Call) -> tuple[list[Val | None], dict[str, Val | None]]:

@@ -7,6 +7,7 @@ import ast
 from .api.pandas_api import META_ATTRS
 from .values import Val
 
+SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
 OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator"})
 
 
@@ -97,9 +98,13 @@ class Expressions:
         if base is None:
             return None
         if base.kind == "obj":
+            if e.attr in SELECTOR_ATTRS and base.obj.fit is not None:
+                return Val("data", stats=frozenset({base.obj.fit}), site=self.site(e))  # columns chosen by a fit
             return base if e.attr in OBJ_ATTRS_SAME else None
         if base.kind in ("func", "seq", "module"):
             return None
+        if e.attr == "columns":
+            return Val("data", stats=base.all_stats if base.rows else base.stats, site=self.site(e))  # names only
         if e.attr in META_ATTRS:
             return None
         stats = base.stats | base.cols[e.attr] if base.cols and e.attr in base.cols else base.stats
@@ -151,6 +156,10 @@ class Expressions:
         if isinstance(sl, ast.Slice):
             if sl.lower is None and sl.upper is None:
                 return same
+            bounds = {n.id for b in (sl.lower, sl.upper) if b is not None for n in ast.walk(b)
+                      if isinstance(n, ast.Name)}
+            if any(bounds & names for names in self.loop_vars):
+                return same  # a sliding window (`a[i - 60:i]` in a loop) sweeps over all the rows
             if sl.step is not None and sl.lower is None and sl.upper is None:
                 return same
             if sl.lower is None:
@@ -176,6 +185,9 @@ class Expressions:
                 return self.select(base, ("mask", _text(sl)), "sub", "mask", e)
             return same  # column names (a literal or a name bound to a list of names)
         if idx.kind == "seq":
+            return same
+        if idx.is_data and not idx.rows:  # column names (possibly chosen by a fitted selector)
+            same.stats = same.stats | idx.stats
             return same
         if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
             if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert):

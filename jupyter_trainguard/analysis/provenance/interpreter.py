@@ -7,6 +7,7 @@ their arguments reach the caller. Library calls are read through the API table (
 from __future__ import annotations
 
 import ast
+import builtins
 
 from ..parsed import ParsedNotebook
 from .calls import Calls
@@ -32,9 +33,10 @@ class Interpreter(Expressions, Calls, Methods, State):
         self._returns: list[Val | None] | None = None
         self.mutated: set[str] = set()
         self.user_classes: dict[str, ast.ClassDef] = {}
+        self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
 
     def run(self) -> Record:
-        for pc in self.parsed.cells:
+        for pc in replay_order(self.parsed):
             if pc.tree is None:
                 continue
             self.cell = pc.cell
@@ -158,6 +160,8 @@ class Interpreter(Expressions, Calls, Methods, State):
         base_node = t.value
         if isinstance(base_node, ast.Attribute) and base_node.attr in ("loc", "iloc", "at", "iat"):
             base_node = base_node.value
+        while isinstance(base_node, ast.Subscript):  # df['Age'][mask] = ...: a write into column 'Age'
+            t, base_node = base_node, base_node.value
         if not isinstance(base_node, ast.Name):
             self.expr(base_node)
             return
@@ -193,6 +197,13 @@ class Interpreter(Expressions, Calls, Methods, State):
 
     # ----------------------------------------------------------------- loops
     def for_loop(self, s: ast.For | ast.AsyncFor) -> None:
+        self.loop_vars.append({n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)})
+        try:
+            self._for_loop(s)
+        finally:
+            self.loop_vars.pop()
+
+    def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
         it_node, target = s.iter, s.target
         if isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Name) and it_node.func.id == "enumerate" \
                 and it_node.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
@@ -323,6 +334,45 @@ class Interpreter(Expressions, Calls, Methods, State):
                 self.env[caller] = inner[p]
                 self.mutated.add(caller)
         return rets[-1] if rets else None
+
+
+def replay_order(parsed: ParsedNotebook) -> list:
+    """The cells in execution-count order when that order could have run in a fresh kernel, else top to bottom.
+
+    Counts only record each cell's last run: when a cell reads a name that only a later-counted cell defines
+    (imports re-run after the cells that used them), the counts do not describe how the state was built."""
+    cells = list(parsed.cells)
+    document = sorted(cells, key=lambda pc: pc.cell.index)
+    if [pc.cell.index for pc in cells] == [pc.cell.index for pc in document]:
+        return cells
+    defined: set[str] = set(dir(builtins))
+    for pc in cells:
+        if pc.tree is None:
+            continue
+        stores, loads = _names_of(pc.tree)
+        if loads - defined - stores:
+            return document
+        defined |= stores
+    return cells
+
+
+def _names_of(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Top-level names a cell defines, and the names it reads before defining them itself."""
+    stores: set[str] = set()
+    loads: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stores.add(node.name)
+            for a in ast.walk(node.args) if not isinstance(node, ast.ClassDef) else ():
+                if isinstance(a, ast.arg):
+                    stores.add(a.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            stores.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.arg):
+            stores.add(node.arg)
+    return stores, loads
 
 
 _GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}

@@ -68,6 +68,8 @@ class Methods:
         args, kws = self.arguments(e)
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts")
         y = args[1] if len(args) > 1 else kws.get("y")
+        if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
+            x = self.derive(e, list(x.items))
         if x is not None and not x.is_data:
             x = None
         if attr in ("fit", "fit_regularized") and obj.bound is not None and not args:
@@ -91,6 +93,8 @@ class Methods:
             fit = obj.fit if obj.role in ("transformer", "augmenter", "pipeline", "model") else None
             stats = x.all_stats | ({fit} if fit is not None and fit.kind in ("transformer", "statistic") else set())
             return Val("data", rows=x.rows, stats=frozenset(stats), site=self.site(e), evals=x.evals)
+        if attr in ("get_support", "get_feature_names_out") and obj.fit is not None and obj.role == "transformer":
+            return Val("data", stats=frozenset({obj.fit}), site=self.site(e))  # the columns a selector chose
         if attr in ("set_params", "compile", "add", "build"):
             return recv if attr == "set_params" else None
         if attr == "split" and obj.role == "splitter":
