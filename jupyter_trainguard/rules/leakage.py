@@ -118,52 +118,15 @@ def test_set_selection(ctx: NotebookContext) -> Iterator[Hit]:
          "print(best.score(X_te, y_te))",
 )
 def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
-    """Counts distinct fitted models (a model built in a loop counts as several) whose predictions or scores
-    on the test split are computed; two or more give one finding."""
-    flow = flow_of(ctx)
-    configs: dict[int, tuple] = {}
-    count = 0
-    last = None
-    tested = [sc for sc in flow.scores if sc.fit is not None and sc.data.role == "test" and sc.data.strong and
-              sc.fit.est.ekind in MODEL_KINDS]
-    only_blended = _only_blended(flow, tested)
-    for sc in tested:
-        fe = sc.fit
-        if fe.eid in configs or fe.eid in only_blended:
-            continue
-        configs[fe.eid] = (fe.est.name or last_part(fe.est.cls), cell_no(sc))
-        count += 2 if fe.est.multi else 1
-        last = sc
-    if count >= 2 and last is not None:
-        names = sorted({n for n, _ in configs.values()})
-        cells = sorted({c for _, c in configs.values() if c})
-        loop = " (in a loop over models/settings)" if any(f.est.multi for f in flow.fits if f.eid in configs) else ""
-        yield Hit.at(last.cell, last.node,
-                     f"The test split {vname(last.data)} is scored by {count if not loop else 'several'} model "
-                     f"configurations{loop}: {', '.join('`' + n + '`' for n in names)} in cell(s) "
-                     f"{', '.join(map(str, cells))}.",
-                     evidence={"models": names, "cells": cells, "test": last.data.name})
+    """Groups the scored evaluations by the held-out rows they read (row provenance): two or more model
+    configurations (a model rebuilt in a loop over settings counts as several) on the same rows give a finding;
+    one model scored twice, or a blend of models scored once, does not."""
+    from ..analysis.provenance import record_of
+    from ..analysis.provenance.detectors import multitest_leaks
 
-
-def _only_blended(flow: Flow, tested: list) -> set[int]:
-    """Fits whose test predictions are only ever scored mixed with another model's (an ensemble scored once)."""
-    out = set()
-    preds = {sc.result.vid: sc.fit.eid for sc in tested if sc.result is not None and sc.method not in
-             ("score", "evaluate")}
-    if len({*preds.values()}) < 2:
-        return out
-    reach: dict[int, list[tuple[set[int], bool]]] = {}
-    for m, in_loop in flow.metric_vals:
-        fits = {eid for vid, eid in preds.items() if vid in m.anc}
-        for eid in fits:
-            reach.setdefault(eid, []).append((fits, in_loop))
-    for eid in set(preds.values()):
-        uses = reach.get(eid)
-        # a blend scored in a loop over weights is several configurations on the test set
-        if uses and all(len(f) > 1 and not in_loop for f, in_loop in uses) and not any(
-                sc.fit.eid == eid and sc.method in ("score", "evaluate") for sc in tested):
-            out.add(eid)
-    return out
+    for lk in multitest_leaks(record_of(ctx.parsed, ctx.cache)):
+        if lk.at.cell is not None:
+            yield Hit(lk.at.cell, lk.at.line, lk.message, evidence=lk.evidence, severity=lk.severity)
 
 
 @rule(

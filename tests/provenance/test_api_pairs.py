@@ -202,3 +202,41 @@ def test_columns_chosen_by_a_selector_fitted_on_all_rows_leak() -> None:
             "print(Ridge().fit(Xtr[cols], ytr).score(Xte[cols], yte))")
     assert "LEAK001" in _ids(bad)
     assert not _ids(good)
+
+
+def _selections(code: str) -> list:
+    from jupyter_trainguard.analysis.parsed import ParsedNotebook
+    from jupyter_trainguard.analysis.provenance import Interpreter
+    from jupyter_trainguard.analysis.provenance.detectors import selection_leaks
+    from jupyter_trainguard.notebook.load import notebook_from_sources
+
+    nb = notebook_from_sources("<t>", [SK, code])
+    return selection_leaks(Interpreter(ParsedNotebook.from_notebook(nb), strict=True).run())
+
+
+def test_selection_detector_on_early_stopping_and_argmax() -> None:
+    early = ("from xgboost import XGBClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+             "m = XGBClassifier(early_stopping_rounds=10)\nm.fit(Xtr, ytr, eval_set=[(Xte, yte)])")
+    val = ("from xgboost import XGBClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+           "Xa, Xv, ya, yv = train_test_split(Xtr, ytr)\nm = XGBClassifier(early_stopping_rounds=10)\n"
+           "m.fit(Xa, ya, eval_set=[(Xv, yv)])\nprint(m.score(Xte, yte))")
+    pick = ("Xtr, Xte, ytr, yte = train_test_split(X, y)\nscores = []\nfor c in [0.1, 1.0, 10.0]:\n"
+            "    scores.append(LogisticRegression(C=c).fit(Xtr, ytr).score(Xte, yte))\nbest = np.argmax(scores)")
+    threshold = ("Xtr, Xte, ytr, yte = train_test_split(X, y)\nacc = LogisticRegression().fit(Xtr, ytr).score(Xte, yte)\n"
+                 "if acc > 0.9:\n    print('good')")
+    assert [lk.evidence["variable"] for lk in _selections(early)] == ["Xte"]
+    assert not _selections(val)
+    assert _selections(pick)
+    assert not _selections(threshold)
+
+
+def test_notebook_classes_are_followed_through_self() -> None:
+    cls = ("from sklearn.preprocessing import StandardScaler\nclass Study:\n"
+           "    def __init__(self, frame):\n        self.data = frame\n"
+           "    def prepare(self):\n        self.data = (self.data - self.data.mean()) / self.data.std()\n"
+           "    def split(self):\n        return train_test_split(self.data, y, random_state=0)\n")
+    bad = cls + ("s = Study(X)\ns.prepare()\nXtr, Xte, ytr, yte = s.split()\n"
+                 "print(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    good = cls + ("s = Study(X)\nXtr, Xte, ytr, yte = s.split()\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    assert "LEAK001" in _ids(bad)
+    assert not _ids(good)

@@ -7,6 +7,7 @@ import ast
 from .api import lookup_class, lookup_func
 from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
+from .astutil import const, kw
 from .rows import DUP, overlap, union
 from .values import Obj, Val
 
@@ -15,20 +16,13 @@ _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "re
                      "subplots", "title", "xlabel", "ylabel", "legend", "savefig", "scatter", "hist", "barplot"})
 
 
-def _kw(e: ast.Call, name: str) -> ast.expr | None:
-    for k in e.keywords:
-        if k.arg == name:
-            return k.value
-    return None
 
 
 def _axis(e: ast.Call) -> object:
-    ax = _kw(e, "axis")
+    ax = kw(e, "axis")
     return ax.value if isinstance(ax, ast.Constant) else 0
 
 
-def _const(node: ast.AST | None) -> object:
-    return node.value if isinstance(node, ast.Constant) else None
 
 
 class Calls:
@@ -74,9 +68,14 @@ class Calls:
             return self.declared_split(e, args, kws)
         if leaf in _PRINTS:
             return None
+        if leaf in ("range", "arange", "linspace", "logspace", "geomspace", "ParameterGrid", "ParameterSampler",
+                    "product") and not any(a is not None and a.rows for a in args):
+            return Val("seq", site=self.site(e), hyper=True)  # a grid of settings
         if leaf in ("max", "min", "sorted", "sum", "zip", "list", "tuple", "dict", "enumerate", "reversed",
                     "next", "iter", "map", "filter", "set"):
             return self.builtin(leaf, e, args, kws)
+        if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
+            self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
         if data:
             return self.derive(e, data)
@@ -102,6 +101,13 @@ class Calls:
         if leaf == "zip" and args and all(a is not None and a.kind == "seq" and a.items is not None for a in args):
             n = min(len(a.items) for a in args)
             return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
+        if leaf in ("max", "min", "sorted"):
+            self.note_choice(args, e)
+        if leaf in ("max", "min", "sorted") and args and args[0] is not None and args[0].kind == "seq" and \
+                args[0].items:
+            key = next((k.value for k in e.keywords if k.arg == "key"), None)
+            if isinstance(key, ast.Lambda) and len(key.args.args) == 1:
+                self.key_over_items(key, list(args[0].items))
         if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
             return args[0]
         if leaf == "enumerate" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
@@ -110,12 +116,29 @@ class Calls:
             return args[0].items[0]
         return self.derive(e, args + list(kws.values()))
 
+    def key_over_items(self, key: ast.Lambda, items: list) -> None:
+        """`max(models, key=lambda m: m.score(X_te, y_te))`: the key scores every item to pick one."""
+        param = key.args.args[0].arg
+        saved = self.env.get(param)
+        self.loops.append((id(key), "models", len(items)))
+        try:
+            for item in items[:8]:
+                if item is not None:
+                    self.env[param] = item
+                    self.expr(key.body)
+        finally:
+            self.loops.pop()
+            if saved is None:
+                self.env.pop(param, None)
+            else:
+                self.env[param] = saved
+
     # ---------------------------------------------------------- constructors
     def construct(self, q: str, row, e: ast.Call) -> Val:
         args, kws = self.arguments(e)
         obj = Obj(q, row.role, self.site(e))
         obj.vocab = row.vocab  # type: ignore[attr-defined]
-        if any(a is not None and a.hyper for a in args + list(kws.values())) or any(
+        if any(a is not None and a.hyper and a.kind != "seq" for a in args + list(kws.values())) or any(
                 k == "settings" for _, k, _ in self.loops):
             obj.multi = 2
         if row.role in ("pipeline", "search"):
@@ -146,9 +169,10 @@ class Calls:
                 x = args[xi] if 0 <= xi < len(args) else kws.get("exog") or kws.get("endog")
                 y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
                 obj.bound = (x, y)
+        obj.early = any(k.arg in ("early_stopping_rounds", "early_stopping", "callbacks") for k in e.keywords)
         for name in ("eval_set", "validation_data"):
             if kws.get(name) is not None:
-                self.rec.eval_sets.append((obj, kws[name], self.site(e), name))
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
         return Val("obj", obj=obj, site=self.site(e))
 
     def user_instance(self, name: str, e: ast.Call, args: list, kws: dict) -> Val:
@@ -164,8 +188,33 @@ class Calls:
         elif bases & {"Dataset", "IterableDataset"}:
             return self.derive(e, args + list(kws.values())) or self.source(e)
         else:
-            return self.derive(e, args + list(kws.values())) or Val("obj", obj=Obj(name, "unknown", self.site(e)))
+            obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
+            inst = Val("obj", obj=obj, site=self.site(e))
+            self.call_method(inst, "__init__", e, args, kws)
+            return inst
         return Val("obj", obj=Obj(name, role, self.site(e)), site=self.site(e))
+
+    def find_method(self, cls: ast.ClassDef, name: str, depth: int = 0) -> ast.FunctionDef | None:
+        for f in cls.body:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name:
+                return f
+        for b in cls.bases:
+            if isinstance(b, ast.Name) and b.id in self.user_classes and depth < 4:
+                found = self.find_method(self.user_classes[b.id], name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def call_method(self, inst: Val, name: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """A method of a notebook class, followed like a function with `self` bound to the instance."""
+        fn = self.find_method(inst.obj.cls_node, name)
+        if fn is None:
+            return self.derive(e, args + list(kws.values()))
+        call = ast.Call(func=e.func, args=[ast.Name(id="<self>", ctx=ast.Load())] + list(e.args),
+                        keywords=e.keywords)
+        ast.copy_location(call, e)
+        fval = Val("func", func=fn, func_cell=inst.site.cell if inst.site else None)
+        return self.inline(fval, call, [inst] + args, kws)
 
     def call_obj(self, target: Val, e: ast.Call, args: list, kws: dict) -> Val | None:
         """`model(X)`: a fitted Keras model predicting; anything else keeps its arguments' provenance."""
@@ -210,14 +259,14 @@ class Calls:
             x = args[0] if args else None
             if x is None or not x.is_data:
                 return None
-            axis = _const(_kw(e, "axis"))
+            axis = const(kw(e, "axis"))
             if axis in (1, "columns"):
                 return self.derive(e, args)
             fit = self.add_fit("statistic", q.rsplit(".", 1)[-1], x, e)
             if effect == "scale":
                 return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals)
             return Val("data", stats=x.all_stats | {fit}, site=self.site(e))
-        if effect == "resample" and _const(_kw(e, "replace")) is False:
+        if effect == "resample" and const(kw(e, "replace")) is False:
             parts = [a for a in args if a is not None and a.is_data]
             outs = [self.select(p, ("sample", id(e)), "sub", "mask", e) for p in parts]
             return outs[0] if len(outs) == 1 else Val("seq", items=tuple(outs))
@@ -230,9 +279,10 @@ class Calls:
             data = args[1] if len(args) > 1 else kws.get("dtrain") or kws.get("train_set")
             obj = Obj(q, "model", self.site(e))
             obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
+            early = any(k.arg in ("early_stopping_rounds", "callbacks", "early_stopping") for k in e.keywords)
             for name in ("evals", "valid_sets", "eval_set"):
                 if kws.get(name) is not None:
-                    self.rec.eval_sets.append((obj, kws[name], self.site(e), name))
+                    self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
             return Val("obj", obj=obj, site=self.site(e))
         if effect == "dataset":
             return self.declared_split(e, args, kws)
@@ -263,9 +313,10 @@ class Calls:
                 outs += [None, None]
                 continue
             outs += [self.select(a, key, "train", "split", e), self.select(a, key, "test", "split", e)]
-            self.rec.held_out_parts.append(outs[-1])
+            if len(outs) == 2:  # the features' held-out part (labels may come from another source)
+                self.rec.held_out_parts.append(outs[-1])
         if key in self.rec.selections:
-            self.rec.selections[key].shuffle = _const(_kw(e, "shuffle")) is not False
+            self.rec.selections[key].shuffle = const(kw(e, "shuffle")) is not False
         return Val("seq", items=tuple(outs), site=self.site(e))
 
     def parts_call(self, e: ast.Call, args: list, effect: str) -> Val | None:
@@ -281,8 +332,8 @@ class Calls:
 
     def declared_split(self, e: ast.Call, args: list, kws: dict) -> Val:
         """A library dataset whose split is declared (`MNIST(train=False)`, `load_dataset(split="test")`)."""
-        train = _kw(e, "train")
-        split = _const(_kw(e, "split"))
+        train = kw(e, "train")
+        split = const(kw(e, "split"))
         part = None
         if isinstance(train, ast.Constant):
             part = "train" if train.value else "test"

@@ -5,19 +5,13 @@ from __future__ import annotations
 import ast
 
 from .api.pandas_api import META_ATTRS
+from .astutil import text
 from .values import Val
 
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
 OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator"})
 
 
-def _text(node: ast.AST | None) -> str:
-    if node is None:
-        return ""
-    try:
-        return " ".join(ast.unparse(node).split())
-    except Exception:  # pragma: no cover
-        return "?"
 
 
 class Expressions:
@@ -36,11 +30,9 @@ class Expressions:
             return self.subscript(e)
         if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
             vals = [self.expr(x) for x in e.elts]
-            if not e.elts and isinstance(e, ast.List):
-                return Val("seq", items=(), site=self.site(e))
-            if not any(v is not None for v in vals):
-                return None
-            return Val("seq", items=tuple(vals), site=self.site(e))
+            numbers = bool(e.elts) and all(isinstance(x, ast.Constant) and isinstance(x.value, (int, float))
+                                           and not isinstance(x.value, bool) for x in e.elts)
+            return Val("seq", items=tuple(vals), site=self.site(e), hyper=numbers)  # numbers: a grid of settings
         if isinstance(e, ast.Dict):
             keys: dict = {}
             for k, v in zip(e.keys, e.values):
@@ -87,7 +79,8 @@ class Expressions:
             data = data[:1]  # `d - d.min()`: an offset (days since the first date) learns nothing to leak
         out = self.derive(e, data)
         preds = [v for v in data if v.kind == "pred"]
-        if preds and len(data) > 1 and isinstance(e, (ast.Compare, ast.BinOp)):
+        labels = [v for v in data if v.kind == "data" and v.rows]
+        if preds and labels and isinstance(e, (ast.Compare, ast.BinOp)):
             # predictions compared with (or subtracted from) the labels: a score
             self.mark_scored(preds, e)
             out.kind = "score"
@@ -98,6 +91,8 @@ class Expressions:
         if base is None:
             return None
         if base.kind == "obj":
+            if base.obj.attrs is not None:
+                return base.obj.attrs.get(e.attr)
             if e.attr in SELECTOR_ATTRS and base.obj.fit is not None:
                 return Val("data", stats=frozenset({base.obj.fit}), site=self.site(e))  # columns chosen by a fit
             return base if e.attr in OBJ_ATTRS_SAME else None
@@ -182,7 +177,7 @@ class Expressions:
             return self.select(base, idx.step[0], idx.step[1], "folds", e)
         if idx is None:
             if accessor == "iloc" and isinstance(sl, (ast.Name, ast.Call, ast.List)):
-                return self.select(base, ("mask", _text(sl)), "sub", "mask", e)
+                return self.select(base, ("mask", text(sl)), "sub", "mask", e)
             return same  # column names (a literal or a name bound to a list of names)
         if idx.kind == "seq":
             return same
@@ -191,8 +186,8 @@ class Expressions:
             return same
         if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
             if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert):
-                return self.select(base, ("mask", _text(sl.operand)), "not", "mask", e)
-            return self.select(base, ("mask", _text(sl)), "sub", "mask", e)
+                return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
+            return self.select(base, ("mask", text(sl)), "sub", "mask", e)
         return same
 
     # ------------------------------------------------------- comprehensions
@@ -232,5 +227,5 @@ class Expressions:
 def _norm(node: ast.AST) -> str:
     """A slice boundary as text, so `X[:n]` and `X[n:]` name the same cut."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return "-" + _text(node.operand)
-    return _text(node)
+        return "-" + text(node.operand)
+    return text(node)

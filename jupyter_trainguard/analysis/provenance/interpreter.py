@@ -84,6 +84,7 @@ class Interpreter(Expressions, Calls, Methods, State):
             self.block(s.orelse)
         elif isinstance(s, ast.If):
             self.expr(s.test)
+            self.compared_scores(s.test)
             self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
@@ -115,6 +116,15 @@ class Interpreter(Expressions, Calls, Methods, State):
             self.expr(s.subject)
             for case in s.cases:
                 self.block(case.body)
+
+    def compared_scores(self, test: ast.expr) -> None:
+        """`if acc > best:` — a score compared with another non-constant value picks a candidate."""
+        for n in ast.walk(test):
+            if isinstance(n, ast.Compare):
+                parts = [n.left, *n.comparators]
+                if sum(not isinstance(p, ast.Constant) for p in parts) < 2:
+                    continue  # a fixed threshold (acc > 0.9) checks, it does not choose
+                self.note_choice([self.expr(p) for p in parts if not isinstance(p, ast.Call)], n)
 
     # ----------------------------------------------------------- assignment
     def assign(self, t: ast.expr, v: Val | None, rhs: ast.AST | None) -> None:
@@ -152,7 +162,12 @@ class Interpreter(Expressions, Calls, Methods, State):
             self.assign_item(t, v, rhs)
         elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
             base = self.env.get(t.value.id)
-            if base is not None and base.is_data and v is not None and v.is_data:
+            if base is not None and base.kind == "obj" and base.obj.attrs is not None:
+                if v is None:
+                    base.obj.attrs.pop(t.attr, None)
+                else:
+                    base.obj.attrs[t.attr] = v  # self.data = ...
+            elif base is not None and base.is_data and v is not None and v.is_data:
                 self.rebind(t.value.id, base, v)
 
     def assign_item(self, t: ast.Subscript, v: Val | None, rhs: ast.AST | None) -> None:
@@ -162,6 +177,14 @@ class Interpreter(Expressions, Calls, Methods, State):
             base_node = base_node.value
         while isinstance(base_node, ast.Subscript):  # df['Age'][mask] = ...: a write into column 'Age'
             t, base_node = base_node, base_node.value
+        if isinstance(base_node, ast.Attribute) and isinstance(base_node.value, ast.Name):
+            holder = self.env.get(base_node.value.id)
+            if holder is not None and holder.kind == "obj" and holder.obj.attrs is not None:
+                cur = holder.obj.attrs.get(base_node.attr)
+                if cur is not None and cur.is_data and v is not None and v.is_data:  # self.data[c] = ...
+                    holder.obj.attrs[base_node.attr] = Val(cur.kind, rows=cur.rows, stats=cur.stats | v.all_stats,
+                                                           site=cur.site, name=cur.name, cols=cur.cols)
+                return
         if not isinstance(base_node, ast.Name):
             self.expr(base_node)
             return
@@ -239,7 +262,7 @@ class Interpreter(Expressions, Calls, Methods, State):
         return bool(v.items) and any(i is not None and i.kind == "obj" for i in v.items)
 
     def loop_items(self, it: Val | None) -> list[Val | None] | None:
-        if it is None:
+        if it is None or it.hyper:
             return None
         if it.kind == "seq" and it.items is not None:
             return list(it.items)
@@ -257,7 +280,7 @@ class Interpreter(Expressions, Calls, Methods, State):
             leaf = q.rsplit(".", 1)[-1]
             return leaf in ("range", "arange", "linspace", "logspace", "ParameterGrid", "ParameterSampler",
                             "product", "geomspace")
-        return isinstance(node, ast.Name) and it is not None and it.hyper
+        return it is not None and it.hyper
 
     def fold_loop(self, s: ast.For | ast.AsyncFor, it_node: ast.AST, target: ast.expr) -> bool:
         """`for tr, te in kf.split(X)`: fold indices that select disjoint rows of whatever they index."""

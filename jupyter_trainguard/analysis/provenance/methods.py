@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
+from .astutil import kw, text
 from .rows import DUP
 from .values import Obj, Val
 
@@ -19,18 +20,17 @@ SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
 
 
-def _kw(e: ast.Call, name: str) -> ast.expr | None:
-    for k in e.keywords:
-        if k.arg == name:
-            return k.value
-    return None
 
 
-def _text(node: ast.AST | None) -> str:
-    try:
-        return " ".join(ast.unparse(node).split()) if node is not None else ""
-    except Exception:  # pragma: no cover
-        return "?"
+EARLY = ("early_stopping_rounds", "early_stopping", "callbacks", "use_best_model", "early_stopping_round")
+
+
+def _early(e: ast.Call) -> bool:
+    """The call stops early or keeps the best epoch (it selects by the evaluation data)."""
+    return any(k.arg in EARLY and not (isinstance(k.value, ast.Constant) and k.value.value in (None, False))
+               for k in e.keywords)
+
+
 
 
 WINDOWED = frozenset({"rolling", "expanding", "ewm", "shift", "diff", "pct_change", "resample", "cumsum",
@@ -66,6 +66,8 @@ class Methods:
     def obj_method(self, recv: Val, attr: str, e: ast.Call) -> Val | None:
         obj = recv.obj
         args, kws = self.arguments(e)
+        if obj.role == "instance":
+            return self.call_method(recv, attr, e, args, kws)
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts")
         y = args[1] if len(args) > 1 else kws.get("y")
         if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
@@ -85,8 +87,9 @@ class Methods:
         if attr in SCORE:
             if x is None:
                 return None
-            self.add_eval(obj, x, attr, e, scored=True)
-            return Val("score", site=self.site(e))
+            ev = self.add_eval(obj, x, attr, e, scored=True)
+            ev.alone = True
+            return Val("score", site=self.site(e), evals=(ev,))
         if attr in TRANSFORM:
             if x is None:
                 return None
@@ -108,13 +111,13 @@ class Methods:
             return None
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
             if kws.get(name) is not None:
-                self.rec.eval_sets.append((obj, kws[name], self.site(e), name))
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, _early(e) or obj.early))
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
             outs = [self.select(v, key, DUP, "resample", e) if v is not None and v.is_data else None for v in (x, y)]
             return Val("seq", items=tuple(outs), site=self.site(e))
         if role == "undersampler" and attr in ("fit_resample", "fit_sample"):
-            key = ("under", _text(e))
+            key = ("under", text(e))
             outs = [self.select(v, key, "sub", "mask", e) if v is not None and v.is_data else None for v in (x, y)]
             return Val("seq", items=tuple(outs), site=self.site(e))
         if x is None:
@@ -148,10 +151,12 @@ class Methods:
 
     # ------------------------------------------------------------------ data
     def data_method(self, recv: Val, attr: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        if attr in ("idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest", "sort_values", "max", "min"):
+            self.note_choice([recv] + args, e)
         if recv.kind in ("pred", "score") and attr in STAT_METHODS | {"sum", "item", "round", "count_nonzero"}:
             return self.derive(e, [recv])
         if attr in STAT_METHODS and recv.kind in ("data", "index"):
-            axis = _kw(e, "axis")
+            axis = kw(e, "axis")
             if isinstance(axis, ast.Constant) and axis.value in (1, "columns") or _windowed(e.func.value):
                 return self.derive(e, [recv])
             fit = self.add_fit("statistic", attr, recv, e)
@@ -160,25 +165,25 @@ class Methods:
             fit = self.add_fit("statistic", attr, recv, e)
             return Val("data", rows=recv.rows, stats=recv.all_stats | {fit}, site=self.site(e), evals=recv.evals)
         if attr in ROW_HEAD:
-            n = e.args[0] if e.args else _kw(e, "n")
-            return self.select(recv, ("pos", _text(n) or "5"), "lo", "slice", e)
+            n = e.args[0] if e.args else kw(e, "n")
+            return self.select(recv, ("pos", text(n) or "5"), "lo", "slice", e)
         if attr in ROW_TAIL:
-            n = e.args[0] if e.args else _kw(e, "n")
-            return self.select(recv, ("tail", _text(n) or "5"), "hi", "slice", e)
+            n = e.args[0] if e.args else kw(e, "n")
+            return self.select(recv, ("tail", text(n) or "5"), "hi", "slice", e)
         if attr in ROW_RANDOM:
-            rep = _kw(e, "replace")
-            frac = _kw(e, "frac")
+            rep = kw(e, "replace")
+            frac = kw(e, "frac")
             if isinstance(rep, ast.Constant) and rep.value is True or isinstance(frac, ast.Constant) and \
                     isinstance(frac.value, (int, float)) and frac.value > 1:
                 return self.select(recv, self.new_key("resample"), DUP, "resample", e)
             if isinstance(frac, ast.Constant) and frac.value == 1:
                 return self.derive(e, [recv])
-            return self.select(recv, ("sample", _text(e)), "sub", "mask", e)
+            return self.select(recv, ("sample", text(e)), "sub", "mask", e)
         if attr == "query" and e.args:
-            return self.select(recv, ("mask", _text(e.args[0])), "sub", "mask", e)
-        if attr == "drop" and (_kw(e, "index") is not None or e.args and isinstance(e.args[0], ast.Attribute)
+            return self.select(recv, ("mask", text(e.args[0])), "sub", "mask", e)
+        if attr == "drop" and (kw(e, "index") is not None or e.args and isinstance(e.args[0], ast.Attribute)
                                and e.args[0].attr == "index"):
-            idx = _kw(e, "index") or e.args[0]
+            idx = kw(e, "index") or e.args[0]
             inner = idx.value if isinstance(idx, ast.Attribute) and idx.attr == "index" else idx
             other = self.env.get(inner.id) if isinstance(inner, ast.Name) else None
             if other is not None and other.rows and recv.rows:
@@ -187,7 +192,7 @@ class Methods:
                     for base in recv.rows:
                         if len(tok) == len(base) + 1 and tok[: len(base)] == base:
                             return self.select(recv, tok[-1][0], "rest", "mask", e)
-            return self.select(recv, ("mask", "drop " + _text(idx)), "sub", "mask", e)
+            return self.select(recv, ("mask", "drop " + text(idx)), "sub", "mask", e)
         if attr in ("split",) and recv.kind == "index":
             return None
         if attr == "align" and args and args[0] is not None and args[0].is_data:
@@ -209,7 +214,7 @@ class Methods:
             stats, cols = stats.union(*cols.values()), None
         out = Val(recv.kind if recv.kind != "index" else "data", rows=recv.rows, stats=stats, site=self.site(e),
                   evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
-        inplace = _kw(e, "inplace")
+        inplace = kw(e, "inplace")
         if isinstance(inplace, ast.Constant) and inplace.value is True:
             target = e.func.value
             while isinstance(target, (ast.Subscript, ast.Attribute)) and not isinstance(target, ast.Name):
@@ -245,6 +250,8 @@ class Methods:
 
     # ----------------------------------------------------------- containers
     def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
+        if attr in ("index", "sort"):
+            self.note_choice([recv], e)  # scores.index(max(scores)), scores.sort()
         if attr == "items" and recv.keys is not None:
             return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
         if attr == "values" and recv.keys is not None:

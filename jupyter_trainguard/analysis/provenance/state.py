@@ -20,6 +20,7 @@ class Record:
     sources: dict = field(default_factory=dict)  # source id -> Site
     eval_sets: list = field(default_factory=list)  # (Obj, Val, Site, kwarg) test rows passed to fitting
     held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
+    choices: list = field(default_factory=list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
 
 
 class State:
@@ -83,13 +84,38 @@ class State:
         self.rec.evals.append(ev)
         return ev
 
+    def note_choice(self, vals: list, node: ast.AST) -> None:
+        """Scores used to pick something (max/argmax/sort, or compared with another score)."""
+        for v in vals:
+            for item in _flat(v):
+                if item is not None and item.kind == "score" and item.evals:
+                    self.rec.choices.append((item, self.site(node)))
+                    return
+
     def mark_scored(self, vals: list[Val | None], node: ast.AST) -> None:
         """A metric (or a comparison with the labels) read these predictions: their evaluations are scored."""
         s = None
         for v in vals:
             if v is None:
                 continue
+            blend = len({id(ev.obj) for ev in v.evals}) > 1
+            tuned = blend and any(kind == "settings" for _, kind, _ in self.loops)
             for ev in v.evals:
+                if tuned:  # blend weights chosen in a loop over settings: several configurations
+                    ev.alone, ev.blended_only, ev.tuned = True, False, True
+                elif not blend:
+                    ev.alone, ev.blended_only = True, False
+                elif not ev.alone:
+                    ev.blended_only = True
                 if not ev.scored:
                     ev.scored = True
                     ev.metric = s = s or self.site(node)
+
+
+def _flat(v: Val | None, depth: int = 0) -> list:
+    if v is None or depth > 3:
+        return []
+    if v.kind == "seq":
+        vals = list(v.items or ()) + list((v.keys or {}).values())
+        return [x for item in vals for x in _flat(item, depth + 1)]
+    return [v]

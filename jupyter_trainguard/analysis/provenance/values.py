@@ -70,6 +70,9 @@ class Obj:
     inner: Obj | None = None  # the estimator a search or a pipeline wraps
     multi: int = 1  # how many objects this stands for (a literal list of models, a loop over settings)
     selects: bool = False  # a search/early stopping that picks a setting by a score
+    early: bool = False  # built with early stopping (`XGBClassifier(early_stopping_rounds=10)`)
+    attrs: dict | None = None  # an instance of a notebook class: its attributes (`self.data = ...`)
+    cls_node: object = None  # the notebook class's ast.ClassDef
 
 
 @dataclass(eq=False)
@@ -85,6 +88,9 @@ class Eval:
     metric: Site | None = None
     cv: bool = False
     loops: tuple = ()
+    alone: bool = False  # a metric read this evaluation's predictions on their own
+    blended_only: bool = False  # its predictions were only scored mixed with other models' (an ensemble)
+    tuned: bool = False  # scored as part of a blend whose weights a loop over settings varies
 
 
 @dataclass(eq=False, slots=True)

@@ -1,7 +1,9 @@
 """Leak detectors over the interpreter's `Record`: one module per leak type."""
 
 from .common import Leak
+from .multitest import multitest_leaks
 from .overlap import overlap_leaks
 from .preprocessing import preprocessing_leaks
+from .selection import selection_leaks
 
-__all__ = ["Leak", "overlap_leaks", "preprocessing_leaks"]
+__all__ = ["Leak", "multitest_leaks", "overlap_leaks", "preprocessing_leaks", "selection_leaks"]

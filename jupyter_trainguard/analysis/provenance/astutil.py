@@ -1,0 +1,28 @@
+"""Small AST helpers shared by the interpreter mixins."""
+
+from __future__ import annotations
+
+import ast
+
+
+def kw(e: ast.Call, name: str) -> ast.expr | None:
+    """The value of keyword argument `name`, or None."""
+    for k in e.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def const(node: ast.AST | None) -> object:
+    """The literal value of a constant node, else None."""
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def text(node: ast.AST | None) -> str:
+    """Source text of a node on one line (used as a selection key: `X[:n]` and `X[n:]` name the same cut)."""
+    if node is None:
+        return ""
+    try:
+        return " ".join(ast.unparse(node).split())
+    except Exception:  # pragma: no cover - unparse of odd nodes
+        return "?"

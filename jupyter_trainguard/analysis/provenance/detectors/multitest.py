@@ -1,0 +1,65 @@
+"""Multi-test leakage: the same held-out rows score several models or settings, so the test score becomes a
+selection criterion. One model scored twice is not a choice; a blend scored once is one model."""
+
+from __future__ import annotations
+
+from ..rows import overlap
+from ..state import Record
+from ..values import Eval
+from .common import Leak, code, step_text
+
+
+def _held_out(ev: Eval) -> bool:
+    return bool(ev.data.rows) and ev.fit is not None and overlap(ev.fit.rows, ev.data.rows) is None
+
+
+def _configs(evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
+    """How many model configurations these evaluations score (a model rebuilt per setting counts as two)."""
+    objs: dict[int, Eval] = {}
+    configs = 0
+    for ev in evs:
+        if id(ev.obj) in objs:
+            continue
+        objs[id(ev.obj)] = ev
+        looped = ev.tuned or any(kind == "settings" for _, kind in ev.loops)
+        configs += 2 if (ev.obj.multi > 1 or looped) else 1
+    return configs, objs
+
+
+def _contains(a: frozenset, b: frozenset) -> bool:
+    """Row set `a` holds all of `b` (the same rows seen before a further selection)."""
+    return all(any(tb[: len(ta)] == ta for ta in a) for tb in b)
+
+
+def multitest_leaks(rec: Record) -> list[Leak]:
+    groups: dict[frozenset, list[Eval]] = {}
+    for ev in rec.evals:
+        if ev.cv or not ev.scored or ev.fit is None or ev.fit.kind != "model" or not _held_out(ev):
+            continue
+        if ev.blended_only:
+            continue
+        groups.setdefault(ev.data.rows, []).append(ev)
+    counted = {rows: _configs(evs) for rows, evs in groups.items()}
+    parts = set(counted) | {p.rows for p in rec.held_out_parts if p.rows}
+    out: list[Leak] = []
+    for rows, evs in groups.items():
+        configs, objs = counted[rows]
+        if configs < 2:
+            continue
+        if any(other != rows and counted.get(other, (0, {}))[0] <= 1 and not _contains(other, rows)
+               for other in parts):
+            continue  # another held-out part stays for the final score: these rows are a validation set
+        last = evs[-1]
+        name = f"`{last.data.name}`" if last.data.name else code(last.site)
+        models = sorted({ev.obj.cls.rsplit(".", 1)[-1] for ev in objs.values()})
+        cells = sorted({step_text(ev.site).get("cell") for ev in objs.values()} - {None})
+        loop = " (in a loop over models or settings)" if any(ev.loops for ev in objs.values()) else ""
+        out.append(Leak(
+            "multi-test", last.site,
+            f"The held-out rows {name} score {configs if not loop else 'several'} model configurations{loop}: "
+            f"{', '.join('`' + m + '`' for m in models)} in cell(s) {', '.join(map(str, cells))}; choosing by "
+            f"these scores makes the test set a selection set.",
+            evidence={"models": models, "cells": cells, "test": last.data.name,
+                      "evaluations": [step_text(ev.site) for ev in objs.values()]},
+        ))
+    return out

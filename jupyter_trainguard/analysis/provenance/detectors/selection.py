@@ -1,0 +1,71 @@
+"""Test-set selection: the final held-out rows drive a choice — early stopping on them, a search fitted on them,
+their scores compared, maxed or sorted to pick a model or setting, or a setting swept and scored on them.
+
+Not yet what LEAK004 reads: it passes the scikit-learn/XGBoost/Keras fixtures, but training loops written in
+PyTorch (best epoch or ReduceLROnPlateau on the test loader), Hugging Face `Trainer` and Lightning `fit` with a
+test loader still need rows in the API table; until then LEAK004 stays on `analysis.dataflow`."""
+
+from __future__ import annotations
+
+from ..rows import overlap
+from ..state import Record
+from ..values import Val
+from .common import Leak, code, step_text
+
+
+def _first_data(v: Val | None, depth: int = 0) -> Val | None:
+    if v is None or depth > 3:
+        return None
+    if v.kind == "seq":
+        for item in v.items or ():
+            found = _first_data(item, depth + 1)
+            if found is not None:
+                return found
+        return None
+    return v if v.is_data and v.rows else None
+
+
+def final_test(rec: Record, rows: frozenset) -> bool:
+    """These rows are the last untouched held-out part: no other held-out part is left for the final score."""
+    parts = {p.rows for p in rec.held_out_parts if p.rows}
+    if rows not in parts and not any(all(any(t[: len(p)] == p for p in part) for t in rows) for part in parts):
+        return False
+    others = [p for p in parts if p != rows and overlap(p, rows) is None]
+    return not others
+
+
+def selection_leaks(rec: Record) -> list[Leak]:
+    out: list[Leak] = []
+    for _obj, v, site, kwarg, early in rec.eval_sets:
+        data = _first_data(v)
+        if data is None or not early or not final_test(rec, data.rows):
+            continue
+        name = f"`{data.name}`" if data.name else "the held-out rows"
+        out.append(Leak("selection", site,
+                        f"The held-out rows {name} are passed as `{kwarg}` with early stopping in {site.where()}: "
+                        f"they decide when training stops, so they can no longer give an unbiased score.",
+                        evidence={"kwarg": kwarg, "variable": data.name, "fit": step_text(site)}))
+    for ev in rec.evals:
+        if ev.fit is None or not ev.scored or ev.cv or not ev.data.rows:
+            continue
+        if overlap(ev.fit.rows, ev.data.rows) is not None or not final_test(rec, ev.data.rows):
+            continue
+        if any(kind == "settings" for _, kind in ev.loops) or ev.tuned:
+            out.append(Leak("selection", ev.site,
+                            f"{code(ev.site)} in {ev.site.where()} scores a model rebuilt for each setting of a loop "
+                            f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting.",
+                            evidence={"evaluation": step_text(ev.site), "test": ev.data.name}))
+    for fit in rec.fits:
+        if fit.obj is not None and fit.obj.role == "search" and fit.rows and final_test(rec, fit.rows):
+            out.append(Leak("selection", fit.site,
+                            f"{code(fit.site)} in {fit.site.where()} searches hyperparameters on the held-out rows.",
+                            evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
+    for score, site in rec.choices:
+        evs = [ev for ev in score.evals if ev.fit is not None and ev.data.rows and
+               overlap(ev.fit.rows, ev.data.rows) is None and final_test(rec, ev.data.rows)]
+        if evs:
+            out.append(Leak("selection", site,
+                            f"Scores on the held-out rows `{evs[0].data.text()}` are used to pick a model or setting "
+                            f"in {site.where()} ({code(site)}).",
+                            evidence={"choice": step_text(site), "evaluation": step_text(evs[0].site)}))
+    return out
