@@ -240,3 +240,14 @@ def test_notebook_classes_are_followed_through_self() -> None:
     good = cls + ("s = Study(X)\nXtr, Xte, ytr, yte = s.split()\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))")
     assert "LEAK001" in _ids(bad)
     assert not _ids(good)
+
+
+def test_a_seeded_split_repeated_in_each_cell_is_one_test_set() -> None:
+    split = "Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)\n"
+    code = (split + "a = LogisticRegression().fit(Xtr, ytr)\nprint(a.score(Xte, yte))\n# %%\n" + split +
+            "from sklearn.tree import DecisionTreeClassifier\nb = DecisionTreeClassifier().fit(Xtr, ytr)\n"
+            "print(accuracy_score(yte, b.predict(Xte)))")
+    rep = analyze_sources([SK] + code.split("\n# %%\n"))
+    assert "LEAK005" in {f.rule_id for f in rep.findings}
+    once = split + "a = LogisticRegression().fit(Xtr, ytr)\nprint(a.score(Xte, yte))\nprint(a.score(Xte, yte))"
+    assert "LEAK005" not in {f.rule_id for f in analyze_sources([SK, once]).findings}

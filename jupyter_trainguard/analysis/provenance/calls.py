@@ -7,7 +7,7 @@ import ast
 from .api import lookup_class, lookup_func
 from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
-from .astutil import const, kw
+from .astutil import const, kw, text
 from .rows import DUP, overlap, union
 from .values import Obj, Val
 
@@ -306,7 +306,12 @@ class Calls:
         return out
 
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
-        key = self.new_key("split")
+        first = next((a for a in args if a is not None and a.is_data), None)
+        if isinstance(kw(e, "random_state"), ast.Constant) and first is not None:
+            # the same call with a fixed seed on the same rows makes the same partition every time it runs
+            key: tuple = ("split", text(e), first.rows)
+        else:
+            key = self.new_key("split")
         outs: list[Val | None] = []
         for a in args:
             if a is None or not a.is_data:

@@ -26,11 +26,6 @@ def _configs(evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
     return configs, objs
 
 
-def _contains(a: frozenset, b: frozenset) -> bool:
-    """Row set `a` holds all of `b` (the same rows seen before a further selection)."""
-    return all(any(tb[: len(ta)] == ta for ta in a) for tb in b)
-
-
 def multitest_leaks(rec: Record) -> list[Leak]:
     groups: dict[frozenset, list[Eval]] = {}
     for ev in rec.evals:
@@ -46,9 +41,9 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         configs, objs = counted[rows]
         if configs < 2:
             continue
-        if any(other != rows and counted.get(other, (0, {}))[0] <= 1 and not _contains(other, rows)
+        if any(other != rows and counted.get(other, (0, {}))[0] <= 1 and overlap(other, rows) is None
                for other in parts):
-            continue  # another held-out part stays for the final score: these rows are a validation set
+            continue  # a disjoint held-out part stays for the final score: these rows are a validation set
         last = evs[-1]
         name = f"`{last.data.name}`" if last.data.name else code(last.site)
         models = sorted({ev.obj.cls.rsplit(".", 1)[-1] for ev in objs.values()})
