@@ -1,12 +1,18 @@
-"""LEAK001, LEAK002, LEAK003, LEAK007: preprocessing and overlap leakage proven by row provenance
-(`analysis.provenance`): every finding names the fit, the split and the evaluation, with cell and line."""
+"""LEAK001-LEAK005, LEAK007: preprocessing, overlap and multi-test leakage proven by row provenance
+(`analysis.provenance`): every finding names the rows' path (fit, split, evaluation) with cell and line."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ..analysis.provenance import record_of
-from ..analysis.provenance.detectors import Leak, overlap_leaks, preprocessing_leaks
+from ..analysis.provenance.detectors import (
+    Leak,
+    multitest_leaks,
+    overlap_leaks,
+    preprocessing_leaks,
+    selection_leaks,
+)
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -95,3 +101,38 @@ def train_test_overlap(ctx: NotebookContext) -> Iterator[Hit]:
 def evaluated_on_training_rows(ctx: NotebookContext) -> Iterator[Hit]:
     """Fires when a model is scored or predicts on exactly the rows it was fitted on."""
     yield from _hits(_overlaps(ctx), ("train-rows",))
+
+
+@rule(
+    id="LEAK004", name="test-set-used-for-selection", category="leakage.multi-test", severity="error",
+    rationale="Early stopping, hyperparameter search or model choice driven by the test set makes the test score "
+              "a training signal.",
+    impact="The reported test score is biased upwards; there is no untouched data left to estimate real "
+           "performance.",
+    fix="Carve a validation split (or use cross-validation) for early stopping and selection; score the test set "
+        "once at the end.",
+    bad="model.fit(X_tr, y_tr, eval_set=[(X_te, y_te)], early_stopping_rounds=20)",
+    good="X_tr, X_val, y_tr, y_val = train_test_split(X_tr, y_tr)\nmodel.fit(X_tr, y_tr, eval_set=[(X_val, y_val)],"
+         " early_stopping_rounds=20)",
+)
+def test_set_selection(ctx: NotebookContext) -> Iterator[Hit]:
+    """Reads row provenance: fires when the final held-out rows (no disjoint held-out part is left) are the
+    early-stopping/best-checkpoint set of a fit or trainer, the data of a search, the scores compared, maxed,
+    sorted or fed to a plateau scheduler to pick a candidate, or the scores of a model rebuilt per setting."""
+    yield from _hits(selection_leaks(_record(ctx)), ("selection",))
+
+
+@rule(
+    id="LEAK005", name="test-set-scored-repeatedly", category="leakage.multi-test", severity="warning",
+    rationale="Scoring several models or configurations on the same test set turns it into a selection set.",
+    impact="The best of several test scores is an optimistic estimate (selection bias).",
+    fix="Compare models with cross-validation or a validation split; report the chosen model's test score once.",
+    bad="for m in models:\n    m.fit(X_tr, y_tr)\n    print(m.score(X_te, y_te))",
+    good="for m in models:\n    print(cross_val_score(m, X_tr, y_tr).mean())\nbest.fit(X_tr, y_tr)\n"
+         "print(best.score(X_te, y_te))",
+)
+def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
+    """Groups the scored evaluations by the held-out rows they read (row provenance): two or more model
+    configurations (a model rebuilt in a loop over settings counts as several) on the same rows give a finding;
+    one model scored twice, or a blend of models scored once, does not."""
+    yield from _hits(multitest_leaks(_record(ctx)), ("multi-test",))

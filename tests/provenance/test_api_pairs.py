@@ -251,3 +251,59 @@ def test_a_seeded_split_repeated_in_each_cell_is_one_test_set() -> None:
     assert "LEAK005" in {f.rule_id for f in rep.findings}
     once = split + "a = LogisticRegression().fit(Xtr, ytr)\nprint(a.score(Xte, yte))\nprint(a.score(Xte, yte))"
     assert "LEAK005" not in {f.rule_id for f in analyze_sources([SK, once]).findings}
+
+
+TORCH = """import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset, random_split
+full = TensorDataset(torch.randn(1000, 8), torch.randint(0, 2, (1000,)))
+tr, va, te = random_split(full, [700, 150, 150])
+train_dl, val_dl, test_dl = DataLoader(tr, batch_size=32), DataLoader(va, batch_size=150), DataLoader(te, batch_size=150)
+net = nn.Sequential(nn.Linear(8, 2))
+opt = torch.optim.Adam(net.parameters())
+"""
+LOOP = """best = 0.0
+for epoch in range(20):
+    net.train()
+    for xb, yb in train_dl:
+        opt.zero_grad()
+        nn.functional.cross_entropy(net(xb), yb).backward()
+        opt.step()
+    net.eval()
+    with torch.no_grad():
+        xb, yb = next(iter({loader}))
+        acc = (net(xb).argmax(1) == yb).float().mean().item()
+    if acc > best:
+        best = acc
+        torch.save(net.state_dict(), "best.pt")
+"""
+
+
+def _rule_ids(*cells: str) -> set[str]:
+    return {f.rule_id for f in analyze_sources(list(cells)).findings}
+
+
+def test_torch_loop_keeping_the_best_epoch_selects_on_what_it_watches() -> None:
+    assert "LEAK004" in _rule_ids(TORCH, LOOP.replace("{loader}", "test_dl"))
+    assert "LEAK004" not in _rule_ids(TORCH, LOOP.replace("{loader}", "val_dl"))
+    # the network learns only from the training batches: no overlap with the rows it is scored on
+    assert not _rule_ids(TORCH, LOOP.replace("{loader}", "val_dl")) & {"LEAK003", "LEAK007"}
+
+
+def test_plateau_scheduler_stepped_on_the_test_loss() -> None:
+    sched = ("sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)\nfor epoch in range(5):\n"
+             "    for xb, yb in train_dl:\n        opt.zero_grad()\n"
+             "        nn.functional.cross_entropy(net(xb), yb).backward()\n        opt.step()\n"
+             "    with torch.no_grad():\n        xb, yb = next(iter({loader}))\n"
+             "        loss = nn.functional.cross_entropy(net(xb), yb).item()\n    sched.step(loss)\n")
+    assert "LEAK004" in _rule_ids(TORCH, sched.replace("{loader}", "test_dl"))
+    assert "LEAK004" not in _rule_ids(TORCH, sched.replace("{loader}", "val_dl"))
+
+
+def test_hugging_face_trainer_keeping_the_best_checkpoint_on_test() -> None:
+    hf = ("from datasets import load_dataset\nfrom transformers import Trainer, TrainingArguments\n"
+          "raw = load_dataset('imdb')\nargs = TrainingArguments('out', load_best_model_at_end=True)\n"
+          "trainer = Trainer(model=None, args=args, train_dataset=raw['train'], eval_dataset=raw['{split}'])\n"
+          "trainer.train()")
+    assert "LEAK004" in _rule_ids(hf.replace("{split}", "test"))
+    assert "LEAK004" not in _rule_ids(hf.replace("{split}", "test").replace("load_best_model_at_end=True", ""))

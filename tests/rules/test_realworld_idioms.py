@@ -167,7 +167,8 @@ CASES = {
                                            "from torch.utils.data import DataLoader, random_split, TensorDataset\n"
                                            "ds = TensorDataset(torch.randn(100, 3), torch.randn(100))\n"
                                            "tr, te = random_split(ds, [80, 20])\ntrainer = pl.Trainer(max_epochs=3)\n"
-                                           "trainer.fit(model, DataLoader(tr), DataLoader(te))", {"LEAK004"}),
+                                           "trainer.fit(model, DataLoader(tr), DataLoader(te))",
+                                           set()),  # validation on the test loader, but no callback selects
     "lightning_validates_on_val_loader": ("import torch\nimport pytorch_lightning as pl\n"
                                           "from torch.utils.data import DataLoader, random_split, TensorDataset\n"
                                           "ds = TensorDataset(torch.randn(100, 3), torch.randn(100))\n"

@@ -122,10 +122,12 @@ class Calls:
         saved = self.env.get(param)
         self.loops.append((id(key), "models", len(items)))
         try:
+            picked = []
             for item in items[:8]:
                 if item is not None:
                     self.env[param] = item
-                    self.expr(key.body)
+                    picked.append(self.expr(key.body))
+            self.note_choice(picked, key)
         finally:
             self.loops.pop()
             if saved is None:
@@ -138,6 +140,11 @@ class Calls:
         args, kws = self.arguments(e)
         obj = Obj(q, row.role, self.site(e))
         obj.vocab = row.vocab  # type: ignore[attr-defined]
+        if row.role in ("trainer", "config"):
+            obj.early = self.early_config(e)
+            if row.role == "trainer" and q.startswith("transformers") or q.endswith(("Seq2SeqTrainer", "SFTTrainer")):
+                self.trainer(obj, e, args, kws)
+            return Val("obj", obj=obj, site=self.site(e))
         if any(a is not None and a.hyper and a.kind != "seq" for a in args + list(kws.values())) or any(
                 k == "settings" for _, k, _ in self.loops):
             obj.multi = 2
@@ -220,6 +227,10 @@ class Calls:
         """`model(X)`: a fitted Keras model predicting; anything else keeps its arguments' provenance."""
         obj = target.obj
         data = args[0] if args else None
+        if obj.role == "loss":
+            return self.loss_call(e, args)
+        if obj.role == "torch" and data is not None and data.is_data:
+            return self.torch_call(obj, e, data)
         if obj.fit is not None and obj.role == "model" and data is not None and data.is_data:
             return self.prediction(obj, data, "__call__", e)
         if obj.fit is not None and obj.role == "transformer" and data is not None and data.is_data:
@@ -290,6 +301,7 @@ class Calls:
             key = self.new_key("split")
             src = self.source(e, "read")
             tr, te = (self.select(src, key, p, "split", e) for p in ("train", "test"))
+            self.rec.held_out_parts.append(te)
             return Val("seq", items=(Val("seq", items=(tr, tr)), Val("seq", items=(te, te))))
         return self.derive(e, args + list(kws.values()))
 
@@ -333,7 +345,9 @@ class Calls:
             n = len(e.args[1].elts) + (1 if effect == "array_split" else 0)
         key = self.new_key("split")
         names = ["train"] + [f"part{i}" for i in range(1, n - 1)] + ["test"] if n > 1 else ["train"]
-        return Val("seq", items=tuple(self.select(src, key, p, "split", e) for p in names), site=self.site(e))
+        parts = tuple(self.select(src, key, p, "split", e) for p in names)
+        self.rec.held_out_parts.extend(parts[1:])
+        return Val("seq", items=parts, site=self.site(e))
 
     def declared_split(self, e: ast.Call, args: list, kws: dict) -> Val:
         """A library dataset whose split is declared (`MNIST(train=False)`, `load_dataset(split="test")`)."""
@@ -348,7 +362,14 @@ class Calls:
         src = Val("data", rows=frozenset({(key,)}), site=self.site(e))
         if part is None:
             return src
-        return self.select(src, ("declared-split", key), part, "split", e)
+        return self.declared_part(src, key, part, e)
+
+    def declared_part(self, src: Val, key: object, part: str, e: ast.AST) -> Val:
+        """One declared split of a library dataset (`raw["test"]`, `MNIST(train=False)`)."""
+        out = self.select(src, ("declared-split", key), part, "split", e)
+        if part != "train":
+            self.rec.held_out_parts.append(out)
+        return out
 
     def union_rows(self, vals: list[Val]) -> frozenset:
         return union(*(v.rows for v in vals))

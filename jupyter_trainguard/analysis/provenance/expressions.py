@@ -8,6 +8,7 @@ from .api.pandas_api import META_ATTRS
 from .astutil import text
 from .values import Val
 
+SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
 OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator"})
 
@@ -41,9 +42,9 @@ class Expressions:
                     keys[k.value] = val
                 elif k is None and val is not None and val.keys:
                     keys.update(val.keys)
-            if not any(v is not None for v in keys.values()):
+            if e.keys and not any(v is not None for v in keys.values()):
                 return None
-            return Val("seq", keys=keys, site=self.site(e))
+            return Val("seq", keys=keys, site=self.site(e))  # `{}` too: results get stored into it
         if isinstance(e, (ast.BinOp, ast.BoolOp, ast.Compare, ast.UnaryOp)):
             return self.operator(e)
         if isinstance(e, ast.IfExp):
@@ -163,6 +164,9 @@ class Expressions:
                 return self.select(base, ("pos", _norm(sl.lower)), "hi", "slice", e)
             return self.select(base, ("pos", _norm(sl.lower), _norm(sl.upper)), "mid", "slice", e)
         if isinstance(sl, ast.Constant):
+            declared = [t for t in base.rows if len(t) == 1 and isinstance(t[0], tuple) and t[0][0] == "declared"]
+            if declared and len(base.rows) == 1 and sl.value in SPLIT_NAMES:  # raw["test"] of a library dataset
+                return self.declared_part(base, declared[0][0], SPLIT_NAMES[sl.value], e)
             if accessor in ("iloc", "iat") or accessor == "loc" and isinstance(sl.value, int):
                 return self.select(base, ("row", repr(sl.value)), "one", "slice", e)
             same.cols = None

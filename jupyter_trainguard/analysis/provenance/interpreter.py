@@ -7,21 +7,22 @@ their arguments reach the caller. Library calls are read through the API table (
 from __future__ import annotations
 
 import ast
-import builtins
 
 from ..parsed import ParsedNotebook
 from .calls import Calls
 from .expressions import Expressions
 from .methods import Methods
+from .order import replay_order
 from .rows import Selection
 from .state import Record, State
+from .training import Training, is_no_grad, trains_directly
 from .values import Val
 
 MAX_DEPTH = 3
 MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
 
 
-class Interpreter(Expressions, Calls, Methods, State):
+class Interpreter(Expressions, Calls, Methods, Training, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -34,6 +35,7 @@ class Interpreter(Expressions, Calls, Methods, State):
         self.mutated: set[str] = set()
         self.user_classes: dict[str, ast.ClassDef] = {}
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
+        self.no_grad = 0  # inside `with torch.no_grad():`
 
     def run(self) -> Record:
         for pc in replay_order(self.parsed):
@@ -78,7 +80,7 @@ class Interpreter(Expressions, Calls, Methods, State):
             self.for_loop(s)
         elif isinstance(s, ast.While):
             self.expr(s.test)
-            self.loops.append((id(s), "while", 1))
+            self.loops.append((id(s), "train" if trains_directly(s.body) else "while", 1))
             self.block(s.body)
             self.loops.pop()
             self.block(s.orelse)
@@ -88,11 +90,16 @@ class Interpreter(Expressions, Calls, Methods, State):
             self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
+            quiet = any(is_no_grad(item.context_expr) for item in s.items)
             for item in s.items:
                 v = self.expr(item.context_expr)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, v, item.context_expr)
-            self.block(s.body)
+            self.no_grad += quiet
+            try:
+                self.block(s.body)
+            finally:
+                self.no_grad -= quiet
         elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
             self.block(s.body)
             for h in s.handlers:
@@ -192,9 +199,9 @@ class Interpreter(Expressions, Calls, Methods, State):
         if base is None:
             return
         if base.kind == "seq" and base.keys is not None:
-            key = t.slice.value if isinstance(t.slice, ast.Constant) else None
-            if isinstance(key, str) and v is not None:
-                base.keys[key] = v
+            key = t.slice.value if isinstance(t.slice, ast.Constant) else ast.dump(t.slice)
+            if v is not None:
+                base.keys[key] = v  # results[name] = score: a computed key keeps the value too
             return
         if not base.is_data or v is None or not v.is_data:
             return
@@ -244,7 +251,9 @@ class Interpreter(Expressions, Calls, Methods, State):
             self.loops.pop()
         else:
             kind = "settings" if self.is_setting_iter(it_node, it) else "items"
-            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.stats, site=it.site, hyper=True)
+            if trains_directly(s.body):
+                kind = "train"
+            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.all_stats, site=it.site)
                                              if it is not None and it.is_data else None)
             if kind == "settings":
                 elem = Val("data", hyper=True, site=self.site(it_node))
@@ -357,45 +366,6 @@ class Interpreter(Expressions, Calls, Methods, State):
                 self.env[caller] = inner[p]
                 self.mutated.add(caller)
         return rets[-1] if rets else None
-
-
-def replay_order(parsed: ParsedNotebook) -> list:
-    """The cells in execution-count order when that order could have run in a fresh kernel, else top to bottom.
-
-    Counts only record each cell's last run: when a cell reads a name that only a later-counted cell defines
-    (imports re-run after the cells that used them), the counts do not describe how the state was built."""
-    cells = list(parsed.cells)
-    document = sorted(cells, key=lambda pc: pc.cell.index)
-    if [pc.cell.index for pc in cells] == [pc.cell.index for pc in document]:
-        return cells
-    defined: set[str] = set(dir(builtins))
-    for pc in cells:
-        if pc.tree is None:
-            continue
-        stores, loads = _names_of(pc.tree)
-        if loads - defined - stores:
-            return document
-        defined |= stores
-    return cells
-
-
-def _names_of(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """Top-level names a cell defines, and the names it reads before defining them itself."""
-    stores: set[str] = set()
-    loads: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stores.add(node.name)
-            for a in ast.walk(node.args) if not isinstance(node, ast.ClassDef) else ():
-                if isinstance(a, ast.arg):
-                    stores.add(a.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            stores.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.arg):
-            stores.add(node.arg)
-    return stores, loads
 
 
 _GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
-from .astutil import kw, text
+from .astutil import const, kw, text
 from .rows import DUP
 from .values import Obj, Val
 
@@ -68,6 +68,20 @@ class Methods:
         args, kws = self.arguments(e)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)
+        if obj.role == "torch":
+            if attr in ("eval", "train"):
+                obj.mode = "eval" if attr == "eval" or args and const(e.args[0]) is False else "train"
+            return recv if attr in ("to", "cuda", "cpu", "eval", "train", "float", "double") else None
+        if obj.role == "scheduler":
+            if attr == "step":
+                self.note_choice(args, e)  # ReduceLROnPlateau.step(metric): the metric steers training
+            return None
+        if obj.role == "trainer":
+            if attr == "fit":
+                self.trainer_fit(obj, e, args, kws)
+            return None
+        if obj.role in ("loss", "config"):
+            return None
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts")
         y = args[1] if len(args) > 1 else kws.get("y")
         if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
@@ -98,6 +112,8 @@ class Methods:
             return Val("data", rows=x.rows, stats=frozenset(stats), site=self.site(e), evals=x.evals)
         if attr in ("get_support", "get_feature_names_out") and obj.fit is not None and obj.role == "transformer":
             return Val("data", stats=frozenset({obj.fit}), site=self.site(e))  # the columns a selector chose
+        if attr == "set_params" and any(v is not None and v.hyper and v.kind != "seq" for v in kws.values()):
+            obj.multi = 2  # reconfigured from a loop over settings: it stands for several configurations
         if attr in ("set_params", "compile", "add", "build"):
             return recv if attr == "set_params" else None
         if attr == "split" and obj.role == "splitter":

@@ -73,6 +73,7 @@ class Obj:
     early: bool = False  # built with early stopping (`XGBClassifier(early_stopping_rounds=10)`)
     attrs: dict | None = None  # an instance of a notebook class: its attributes (`self.data = ...`)
     cls_node: object = None  # the notebook class's ast.ClassDef
+    mode: str = "train"  # a network after `.eval()` predicts even inside a training loop
 
 
 @dataclass(eq=False)

@@ -31,6 +31,10 @@ def lookup_class(q: str) -> ClassRow | None:
         row = mod.CLASSES.get(leaf)
         if row is not None and (not row.roots or root in row.roots or root == leaf):
             return row
+    if root == "torch" and ".nn." in q and leaf[:1].isupper():
+        return ClassRow("loss") if leaf.endswith("Loss") else ClassRow("torch")
+    if root in ("torchvision", "timm") and leaf[:1].isupper() and ".models" in q:
+        return ClassRow("torch")
     if root in _ML_ROOTS or root == leaf:
         if leaf.endswith(_TRANSFORMER_SUFFIXES):
             return ClassRow("transformer")

@@ -50,3 +50,30 @@ def fit_label(f: Fit | None) -> str:
     if f is None:
         return "the model"
     return f"`{f.cls.rsplit('.', 1)[-1]}`" if f.kind != "statistic" else f"the statistic `{f.cls}()`"
+
+
+TRAIN_SIDE = frozenset({"train", "lo", "mid"})
+HELD_SIDE = frozenset({"test", "hi", "rest"})
+
+
+def final_test(rec, rows: frozenset) -> bool:
+    """The rows are a final test set: every token was held out by a split or a positional cut (the test part,
+    the tail, the complement of a sample) and never went through a training-side part (a part carved out of
+    training rows, a middle part or a validation part is a validation set). Folds belong to cross-validation,
+    where comparing candidates is the point."""
+    if not rows:
+        return False
+    for tok in rows:
+        held = False
+        for key, part in tok[1:]:
+            sel = rec.selections.get(key)
+            kind = sel.kind if sel is not None else None
+            if kind == "folds":
+                return False
+            if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
+                if part in TRAIN_SIDE or kind == "split" and part != "test":
+                    return False
+                held = held or part in HELD_SIDE
+        if not held:
+            return False
+    return True

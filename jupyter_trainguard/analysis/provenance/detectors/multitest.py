@@ -3,14 +3,15 @@ selection criterion. One model scored twice is not a choice; a blend scored once
 
 from __future__ import annotations
 
-from ..rows import overlap
+from ..rows import covered
 from ..state import Record
 from ..values import Eval
-from .common import Leak, code, step_text
+from .common import Leak, code, final_test, step_text
 
 
 def _held_out(ev: Eval) -> bool:
-    return bool(ev.data.rows) and ev.fit is not None and overlap(ev.fit.rows, ev.data.rows) is None
+    """Scored on rows the model was not fitted on (copies made by resampling still count as held out here)."""
+    return bool(ev.data.rows) and ev.fit is not None and not covered(ev.data.rows, ev.fit.rows)
 
 
 def _configs(evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
@@ -21,8 +22,7 @@ def _configs(evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
         if id(ev.obj) in objs:
             continue
         objs[id(ev.obj)] = ev
-        looped = ev.tuned or any(kind == "settings" for _, kind in ev.loops)
-        configs += 2 if (ev.obj.multi > 1 or looped) else 1
+        configs += 2 if (ev.obj.multi > 1 or ev.tuned) else 1  # rebuilt per setting: several configurations
     return configs, objs
 
 
@@ -35,15 +35,13 @@ def multitest_leaks(rec: Record) -> list[Leak]:
             continue
         groups.setdefault(ev.data.rows, []).append(ev)
     counted = {rows: _configs(evs) for rows, evs in groups.items()}
-    parts = set(counted) | {p.rows for p in rec.held_out_parts if p.rows}
     out: list[Leak] = []
     for rows, evs in groups.items():
         configs, objs = counted[rows]
         if configs < 2:
             continue
-        if any(other != rows and counted.get(other, (0, {}))[0] <= 1 and overlap(other, rows) is None
-               for other in parts):
-            continue  # a disjoint held-out part stays for the final score: these rows are a validation set
+        if not final_test(rec, rows):
+            continue  # a validation part (carved from training rows, or a middle part): comparing there is fine
         last = evs[-1]
         name = f"`{last.data.name}`" if last.data.name else code(last.site)
         models = sorted({ev.obj.cls.rsplit(".", 1)[-1] for ev in objs.values()})

@@ -1,16 +1,14 @@
-"""Test-set selection: the final held-out rows drive a choice — early stopping on them, a search fitted on them,
-their scores compared, maxed or sorted to pick a model or setting, or a setting swept and scored on them.
-
-Not yet what LEAK004 reads: it passes the scikit-learn/XGBoost/Keras fixtures, but training loops written in
-PyTorch (best epoch or ReduceLROnPlateau on the test loader), Hugging Face `Trainer` and Lightning `fit` with a
-test loader still need rows in the API table; until then LEAK004 stays on `analysis.dataflow`."""
+"""Test-set selection: the final held-out rows drive a choice — early stopping or best-checkpoint on them (a fit's
+`eval_set`/`validation_data`, a Hugging Face or Lightning trainer), a search fitted on them, their scores compared,
+maxed, sorted or fed to a plateau scheduler to pick a model, setting or epoch, or a model rebuilt per setting of a
+loop scored on them. Validation data without a callback that selects is not a choice."""
 
 from __future__ import annotations
 
 from ..rows import overlap
 from ..state import Record
 from ..values import Val
-from .common import Leak, code, step_text
+from .common import Leak, code, final_test, step_text
 
 
 def _first_data(v: Val | None, depth: int = 0) -> Val | None:
@@ -23,15 +21,6 @@ def _first_data(v: Val | None, depth: int = 0) -> Val | None:
                 return found
         return None
     return v if v.is_data and v.rows else None
-
-
-def final_test(rec: Record, rows: frozenset) -> bool:
-    """These rows are the last untouched held-out part: no other held-out part is left for the final score."""
-    parts = {p.rows for p in rec.held_out_parts if p.rows}
-    if rows not in parts and not any(all(any(t[: len(p)] == p for p in part) for t in rows) for part in parts):
-        return False
-    others = [p for p in parts if p != rows and overlap(p, rows) is None]
-    return not others
 
 
 def selection_leaks(rec: Record) -> list[Leak]:
@@ -50,7 +39,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
             continue
         if overlap(ev.fit.rows, ev.data.rows) is not None or not final_test(rec, ev.data.rows):
             continue
-        if any(kind == "settings" for _, kind in ev.loops) or ev.tuned:
+        if ev.obj is not None and ev.obj.multi > 1 and any(kind == "settings" for _, kind in ev.loops):
             out.append(Leak("selection", ev.site,
                             f"{code(ev.site)} in {ev.site.where()} scores a model rebuilt for each setting of a loop "
                             f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting.",

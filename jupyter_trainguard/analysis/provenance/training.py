@@ -1,0 +1,91 @@
+"""Training written as loops (PyTorch) and trainer objects (Hugging Face `Trainer`, Lightning `Trainer`).
+
+A network called inside a loop whose own body calls `.backward()` (outside `torch.no_grad()` and `.eval()`)
+learns from those rows; called anywhere else it predicts, and what it predicts can be scored. A trainer's
+evaluation set selects when the trainer keeps the best checkpoint or stops early."""
+
+from __future__ import annotations
+
+import ast
+
+from .astutil import const, kw
+from .rows import union
+from .values import Fit, Obj, Val
+
+NO_GRAD = ("no_grad", "inference_mode", "enable_grad")
+
+
+def trains_directly(body: list[ast.stmt]) -> bool:
+    """The statements call `.backward()` themselves (not only in a nested loop or function)."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def is_no_grad(node: ast.AST) -> bool:
+    call = node.func if isinstance(node, ast.Call) else node
+    return isinstance(call, ast.Attribute) and call.attr in NO_GRAD[:2] or \
+        isinstance(call, ast.Name) and call.id in NO_GRAD[:2]
+
+
+class Training:
+    """Mixin: torch networks called in loops, loss objects, schedulers, trainer objects."""
+
+    def training_now(self, obj: Obj) -> bool:
+        return any(kind == "train" for _, kind, _ in self.loops) and not self.no_grad and \
+            getattr(obj, "mode", "train") != "eval"
+
+    def torch_call(self, obj: Obj, e: ast.Call, data: Val) -> Val:
+        """`net(xb)`: learning from the batch inside a training loop, else a prediction."""
+        if self.training_now(obj):
+            fit = obj.fit
+            rows = union(fit.rows, data.rows) if fit is not None else data.rows
+            stats = (fit.stats if fit is not None else frozenset()) | data.all_stats
+            if fit is None or fit.rows != rows or fit.stats != stats:
+                obj.fit = Fit("model", obj.cls, rows, stats, self.site(e), obj=obj, data_name=data.text())
+                self.rec.fits.append(obj.fit)
+            return Val("data", rows=data.rows, stats=data.all_stats, site=self.site(e))
+        if obj.fit is None:
+            return Val("data", rows=data.rows, stats=data.all_stats, site=self.site(e))
+        return self.prediction(obj, data, "__call__", e)
+
+    def loss_call(self, e: ast.Call, args: list) -> Val | None:
+        """`criterion(output, target)`: a loss compares predictions with labels, like a metric."""
+        self.mark_scored(args, e)
+        return self.derive(e, args, kind="score")
+
+    def trainer(self, obj: Obj, e: ast.Call, args: list, kws: dict) -> None:
+        """`Trainer(model=..., train_dataset=..., eval_dataset=...)` (Hugging Face) records its fit and eval set."""
+        conf = kws.get("args")
+        early = bool(kws.get("callbacks")) or (conf is not None and conf.kind == "obj" and conf.obj.early)
+        obj.early = early
+        model = kws.get("model") or (args[0] if args else None)
+        train = kws.get("train_dataset")
+        if model is not None and model.kind == "obj" and train is not None and train.is_data:
+            model.obj.fit = self.add_fit("model", model.obj.cls, train, e, obj=model.obj)
+        evald = kws.get("eval_dataset")
+        if evald is not None:
+            self.rec.eval_sets.append((obj, evald, self.site(e), "eval_dataset", early))
+
+    def trainer_fit(self, obj: Obj, e: ast.Call, args: list, kws: dict) -> None:
+        """Lightning `trainer.fit(model, train_loader, val_loader)`."""
+        model = args[0] if args else kws.get("model")
+        train = args[1] if len(args) > 1 else kws.get("train_dataloaders")
+        val = args[2] if len(args) > 2 else kws.get("val_dataloaders")
+        if model is not None and model.kind == "obj" and train is not None and train.is_data:
+            model.obj.fit = self.add_fit("model", model.obj.cls, train, e, obj=model.obj)
+        if val is not None:
+            self.rec.eval_sets.append((obj, val, self.site(e), "val_dataloaders", obj.early))
+
+    @staticmethod
+    def early_config(e: ast.Call) -> bool:
+        """`TrainingArguments(load_best_model_at_end=True)` / `Trainer(callbacks=[EarlyStopping()])`."""
+        best = kw(e, "load_best_model_at_end")
+        return const(best) is True or kw(e, "callbacks") is not None or kw(e, "metric_for_best_model") is not None
