@@ -63,10 +63,10 @@ def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
     if not opts:
         return
     sd_names = _state_dict_names(ctx)
-    from ..analysis.dataflow import flow_of
+    from ..analysis.provenance import record_of
 
-    flow = flow_of(ctx)
-    modules = {n for n, v in flow.env.items() if v.kind == "est" and v.est.ekind == "torch"}
+    modules = {n for n, v in record_of(ctx.parsed, ctx.cache).env.items() if v.kind == "obj" and
+               v.obj.role == "torch"}
     for c in u.named("torch.save"):
         if not c.node.args:
             continue

@@ -127,11 +127,11 @@ def torch_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
     uses += [c for c in u.calls if c.leaf == "random_split" and c.q.startswith("torch")]
     uses = [c for c in uses if not explicit_generator(c, seeded)]
     if u.torch_train and u.optimizer_steps:
-        from ..analysis.dataflow import flow_of
+        from ..analysis.provenance import record_of
 
-        flow = flow_of(ctx)
-        uses += [CallSite(u.pos(e.cell, e.node), e.cell, e.node, e.cls, None)
-                 for e in _torch_models(flow)]
+        nets = list({id(o.site.node): o for o in record_of(ctx.parsed, ctx.cache).torch_objects
+                     if isinstance(o.site.node, ast.Call)}.values())  # one per construction site
+        uses += [CallSite(u.pos(o.site.cell, o.site.node), o.site.cell, o.site.node, o.cls, None) for o in nets]
     c = first(uses)
     if c:
         yield Hit.at(c.cell, c.node, f"torch random numbers are used without `torch.manual_seed()`: "
@@ -167,12 +167,6 @@ def explicit_generator(c: CallSite, seeded: set[str]) -> bool:
     return g.id in seeded if isinstance(g, ast.Name) else _seeds(g)
 
 
-def _torch_models(flow):
-    seen = []
-    for v in flow.value_by_id.values():
-        if v.kind == "est" and v.est.ekind == "torch" and v.est not in seen and isinstance(v.est.node, ast.Call):
-            seen.append(v.est)
-    return seen
 
 
 @rule(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.dataflow import flow_of
-from ..analysis.parsed import last_part
 from .context import NotebookContext
 from .leakage import dedupe
 from .registry import Hit, rule
@@ -43,18 +41,19 @@ def describe(evidence) -> str:
 def shuffled_time_split(ctx: NotebookContext) -> Iterator[Hit]:
     """Time order is inferred from lag/rolling/diff/resample operations (strong), datetime parsing, and setting
     the index or sorting by a date-like column; a shuffling split of such data fires."""
-    flow = flow_of(ctx)
+    from ..analysis.provenance import record_of
+
     hits = []
-    for s in flow.splits:
+    for s in record_of(ctx.parsed, ctx.cache).splits:
         if not s.shuffle:
             continue
         for i in s.inputs:
             if time_weight(i.time) >= 2:
-                how = last_part(s.func) if s.kind != "slice" else "a random `sample`"
-                hits.append(Hit.at(s.cell, s.node,
-                                   f"{how} in cell {s.cell.index + 1} shuffles `{i.name or 'the data'}`, which is "
-                                   f"time-ordered ({describe(i.time)}): the model trains on the future.",
-                                   evidence={"split": how, "data": i.name, "cell": s.cell.index + 1,
-                                             "time_evidence": sorted(e[0] for e in i.time)}))
+                how = s.how if s.how != "sample" else "a random `sample`"
+                hits.append(Hit(s.site.cell, s.site.line,
+                                f"{how} in {s.site.where()} shuffles `{i.name or 'the data'}`, which is "
+                                f"time-ordered ({describe(i.time)}): the model trains on the future.",
+                                evidence={"split": how, "data": i.name, "cell": s.site.cell.index + 1,
+                                          "time_evidence": sorted(e[0] for e in i.time)}))
                 break
     yield from dedupe(iter(hits))

@@ -124,9 +124,10 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
             return
     if u.methods("eval"):
         return
-    from ..analysis.dataflow import flow_of
+    from ..analysis.provenance import record_of
 
-    modules = {n for n, v in flow_of(ctx).env.items() if v.kind == "est" and v.est.ekind == "torch"}
+    modules = {n for n, v in record_of(ctx.parsed, ctx.cache).env.items() if v.kind == "obj" and
+               v.obj.role == "torch"}
     for cell, node in u.blocks:
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 ctx.parsed.qualname(i.context_expr.func if isinstance(i.context_expr, ast.Call) else

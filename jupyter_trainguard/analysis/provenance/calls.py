@@ -140,6 +140,10 @@ class Calls:
         args, kws = self.arguments(e)
         obj = Obj(q, row.role, self.site(e))
         obj.vocab = row.vocab  # type: ignore[attr-defined]
+        if row.role == "splitter":
+            obj.shuffle = self.splitter_shuffles(q, e)
+        if row.role == "torch":
+            self.rec.torch_objects.append(obj)
         if row.role in ("trainer", "config"):
             obj.early = self.early_config(e)
             if row.role == "trainer" and q.startswith("transformers") or q.endswith(("Seq2SeqTrainer", "SFTTrainer")):
@@ -186,9 +190,11 @@ class Calls:
         cls = self.user_classes[name]
         bases = {self.parsed.qualname(b).rsplit(".", 1)[-1] for b in cls.bases}
         methods = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
-        if bases & {"Module", "LightningModule"}:
-            role = "torch"
-        elif {"fit", "predict"} <= methods or bases & {"BaseEstimator", "ClassifierMixin", "RegressorMixin"}:
+        if self.is_torch_class(cls):
+            obj = Obj(name, "torch", self.site(e))
+            self.rec.torch_objects.append(obj)
+            return Val("obj", obj=obj, site=self.site(e))
+        if {"fit", "predict"} <= methods or bases & {"BaseEstimator", "ClassifierMixin", "RegressorMixin"}:
             role = "model"
         elif {"fit", "transform"} <= methods or "TransformerMixin" in bases:
             role = "transformer"
@@ -200,6 +206,17 @@ class Calls:
             self.call_method(inst, "__init__", e, args, kws)
             return inst
         return Val("obj", obj=Obj(name, role, self.site(e)), site=self.site(e))
+
+    def is_torch_class(self, cls: ast.ClassDef, depth: int = 0) -> bool:
+        """A notebook class deriving (directly or through notebook classes) from nn.Module/LightningModule."""
+        for b in cls.bases:
+            leaf = self.parsed.qualname(b).rsplit(".", 1)[-1]
+            if leaf in ("Module", "LightningModule"):
+                return True
+            if isinstance(b, ast.Name) and b.id in self.user_classes and depth < 4 and \
+                    self.is_torch_class(self.user_classes[b.id], depth + 1):
+                return True
+        return False
 
     def find_method(self, cls: ast.ClassDef, name: str, depth: int = 0) -> ast.FunctionDef | None:
         for f in cls.body:
@@ -246,6 +263,8 @@ class Calls:
         if effect == "cv":
             est = args[0] if args else kws.get("estimator")
             x = args[1] if len(args) > 1 else kws.get("X")
+            cv = kws.get("cv")
+            self.note_split(e, [x], cv is not None and cv.kind == "obj" and cv.obj.shuffle, q.rsplit(".", 1)[-1])
             if est is not None and est.kind == "obj" and x is not None and x.is_data:
                 self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
             return self.derive(e, [x], kind="score") if x is not None else None
@@ -254,7 +273,9 @@ class Calls:
             out = self.derive(e, args + list(kws.values()), kind="score")
             return out
         if effect == "read":
-            return self.source(e, "read")
+            src = self.source(e, "read")
+            src.time = self.read_evidence(e)
+            return src
         if effect == "build":
             return self.build(e, args, kws)
         if effect in ("concat", "merge"):
@@ -319,6 +340,7 @@ class Calls:
 
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
         first = next((a for a in args if a is not None and a.is_data), None)
+        self.note_split(e, args[:1], const(kw(e, "shuffle")) is not False, "train_test_split")
         if isinstance(kw(e, "random_state"), ast.Constant) and first is not None:
             # the same call with a fixed seed on the same rows makes the same partition every time it runs
             key: tuple = ("split", text(e), first.rows)
@@ -344,6 +366,7 @@ class Calls:
         if len(e.args) > 1 and isinstance(e.args[1], (ast.List, ast.Tuple)):
             n = len(e.args[1].elts) + (1 if effect == "array_split" else 0)
         key = self.new_key("split")
+        self.note_split(e, [src], effect == "random_split", "random_split" if effect == "random_split" else "split")
         names = ["train"] + [f"part{i}" for i in range(1, n - 1)] + ["test"] if n > 1 else ["train"]
         parts = tuple(self.select(src, key, p, "split", e) for p in names)
         self.rec.held_out_parts.extend(parts[1:])

@@ -104,7 +104,7 @@ class Expressions:
         if e.attr in META_ATTRS:
             return None
         stats = base.stats | base.cols[e.attr] if base.cols and e.attr in base.cols else base.stats
-        return Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=stats,
+        return Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=stats, time=base.time,
                    site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper,
                    cols=base.cols if e.attr in ("values", "T") else None)
 
@@ -145,7 +145,7 @@ class Expressions:
 
     def select_rows(self, base: Val, sl: ast.AST | None, accessor: str | None, e: ast.AST) -> Val:
         """The rows a subscript keeps: positional slices, fold indices and masks select; columns keep all."""
-        same = Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=base.stats,
+        same = Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=base.stats, time=base.time,
                    site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper, cols=base.cols)
         if sl is None:
             return same
@@ -155,6 +155,7 @@ class Expressions:
             bounds = {n.id for b in (sl.lower, sl.upper) if b is not None for n in ast.walk(b)
                       if isinstance(n, ast.Name)}
             if any(bounds & names for names in self.loop_vars):
+                same.time = same.time | self.evidence("window", e)
                 return same  # a sliding window (`a[i - 60:i]` in a loop) sweeps over all the rows
             if sl.step is not None and sl.lower is None and sl.upper is None:
                 return same
@@ -197,6 +198,7 @@ class Expressions:
     # ------------------------------------------------------- comprehensions
     def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val | None:
         saved = dict(self.env)
+        self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
         try:
             gen = e.generators[0]
             it = self.expr(gen.iter)
@@ -221,6 +223,7 @@ class Expressions:
                 return Val("seq", items=tuple(outs), site=self.site(e))
             return self.derive(e, outs)
         finally:
+            self.loop_vars.pop()
             inner = self.env
             self.env = saved
             for k in saved:

@@ -15,6 +15,7 @@ from .methods import Methods
 from .order import replay_order
 from .rows import Selection
 from .state import Record, State
+from .temporal import TimeOrder
 from .training import Training, is_no_grad, trains_directly
 from .values import Val
 
@@ -22,7 +23,7 @@ MAX_DEPTH = 3
 MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
 
 
-class Interpreter(Expressions, Calls, Methods, Training, State):
+class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -44,6 +45,7 @@ class Interpreter(Expressions, Calls, Methods, Training, State):
             self.cell = pc.cell
             for stmt in pc.tree.body:
                 self.statement(stmt)
+        self.rec.env = dict(self.env)
         return self.rec
 
     # ----------------------------------------------------------- statements
@@ -142,7 +144,7 @@ class Interpreter(Expressions, Calls, Methods, Training, State):
                 self.env.pop(t.id, None)
                 return
             if v.kind in ("data", "pred", "score") and v.name not in (None, t.id):
-                v = Val(v.kind, rows=v.rows, stats=v.stats, site=v.site, evals=v.evals, label=v.label,
+                v = Val(v.kind, rows=v.rows, stats=v.stats, site=v.site, evals=v.evals, label=v.label, time=v.time,
                         hyper=v.hyper, items=v.items, keys=v.keys)
             if v.kind != "obj" and v.kind != "func":
                 v.name = t.id
@@ -210,6 +212,7 @@ class Interpreter(Expressions, Calls, Methods, Training, State):
             cols = dict(base.cols or {})
             cols[col] = v.all_stats
             self.env[base_node.id] = Val(base.kind, rows=base.rows, stats=base.stats, site=base.site,
+                                         time=base.time | v.time | self.datetime_evidence(rhs),
                                          name=base_node.id, evals=base.evals, label=base.label, cols=cols)
             self.mutated.add(base_node.id)
             return
@@ -218,9 +221,10 @@ class Interpreter(Expressions, Calls, Methods, Training, State):
     def rebind(self, name: str, base: Val, v: Val) -> None:
         """A data value mutated in place: same rows, more statistics."""
         stats = base.stats | v.all_stats
-        if stats == base.stats:
+        time = base.time | v.time
+        if stats == base.stats and time == base.time:
             return
-        nv = Val(base.kind, rows=base.rows, stats=stats, site=base.site, name=name, evals=base.evals,
+        nv = Val(base.kind, rows=base.rows, stats=stats, site=base.site, name=name, evals=base.evals, time=time,
                  label=base.label, items=base.items, keys=base.keys, cols=base.cols)
         self.env[name] = nv
         self.mutated.add(name)
@@ -253,7 +257,7 @@ class Interpreter(Expressions, Calls, Methods, Training, State):
             kind = "settings" if self.is_setting_iter(it_node, it) else "items"
             if trains_directly(s.body):
                 kind = "train"
-            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.all_stats, site=it.site)
+            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.all_stats, site=it.site, time=it.time)
                                              if it is not None and it.is_data else None)
             if kind == "settings":
                 elem = Val("data", hyper=True, site=self.site(it_node))
@@ -299,8 +303,8 @@ class Interpreter(Expressions, Calls, Methods, Training, State):
         recv = self.expr(it_node.func.value)
         if recv is None or recv.kind != "obj" or recv.obj.role != "splitter":
             return False
-        for a in it_node.args:
-            self.expr(a)
+        inputs = [self.expr(a) for a in it_node.args]
+        self.note_split(it_node, inputs[:1], recv.obj.shuffle, recv.obj.cls.rsplit(".", 1)[-1])
         key = self.new_key("folds")
         tr = Val("index", step=(key, "train"), site=self.site(it_node))
         te = Val("index", step=(key, "test"), site=self.site(it_node))

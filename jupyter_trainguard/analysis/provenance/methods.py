@@ -109,7 +109,7 @@ class Methods:
                 return None
             fit = obj.fit if obj.role in ("transformer", "augmenter", "pipeline", "model") else None
             stats = x.all_stats | ({fit} if fit is not None and fit.kind in ("transformer", "statistic") else set())
-            return Val("data", rows=x.rows, stats=frozenset(stats), site=self.site(e), evals=x.evals)
+            return Val("data", rows=x.rows, stats=frozenset(stats), site=self.site(e), evals=x.evals, time=x.time)
         if attr in ("get_support", "get_feature_names_out") and obj.fit is not None and obj.role == "transformer":
             return Val("data", stats=frozenset({obj.fit}), site=self.site(e))  # the columns a selector chose
         if attr == "set_params" and any(v is not None and v.hyper and v.kind != "seq" for v in kws.values()):
@@ -144,7 +144,8 @@ class Methods:
             obj.fit = fit
             obj.fits.append(fit)
             if attr in ("fit_transform", "fit_predict"):
-                return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals)
+                return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals,
+                           time=x.time)
             return recv if attr == "fit" else None
         if role == "stateless":
             return self.derive(e, [x]) if attr == "fit_transform" else recv
@@ -194,6 +195,8 @@ class Methods:
                 return self.select(recv, self.new_key("resample"), DUP, "resample", e)
             if isinstance(frac, ast.Constant) and frac.value == 1:
                 return self.derive(e, [recv])
+            if isinstance(frac, ast.Constant) and isinstance(frac.value, float) and 0.3 <= frac.value < 1:
+                self.note_split(e, [recv], True, "sample")  # df.sample(frac=0.8): a random training part
             return self.select(recv, ("sample", text(e)), "sub", "mask", e)
         if attr == "query" and e.args:
             return self.select(recv, ("mask", text(e.args[0])), "sub", "mask", e)
@@ -228,7 +231,9 @@ class Methods:
         elif cols and attr not in ("copy", "fillna", "dropna", "reset_index", "astype", "sort_values", "replace",
                                    "set_index", "sort_index", "drop_duplicates", "rename", "assign"):
             stats, cols = stats.union(*cols.values()), None
+        time = recv.time | self.time_evidence(recv, attr, e)
         out = Val(recv.kind if recv.kind != "index" else "data", rows=recv.rows, stats=stats, site=self.site(e),
+                  time=time,
                   evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
         inplace = kw(e, "inplace")
         if isinstance(inplace, ast.Constant) and inplace.value is True:

@@ -20,6 +20,9 @@ class Record:
     sources: dict = field(default_factory=dict)  # source id -> Site
     eval_sets: list = field(default_factory=list)  # (Obj, Val, Site, kwarg) test rows passed to fitting
     held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
+    torch_objects: list = field(default_factory=list)  # networks built in the notebook (Obj with role "torch")
+    env: dict = field(default_factory=dict)  # the names bound when the last cell has run
+    splits: list = field(default_factory=list)  # temporal.SplitUse: what each split divided, shuffled or not
     choices: list = field(default_factory=list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
 
 
@@ -56,6 +59,7 @@ class State:
         elif k == "data" and any(p.kind == "pred" for p in ps):
             k = "pred"
         return Val(k, rows=rows, stats=stats, site=self.site(node), evals=evals,
+                   time=frozenset().union(*(p.time for p in ps)),
                    label=all(p.label for p in ps), hyper=any(p.hyper for p in ps))
 
     def select(self, base: Val, key: object, part: str, kind: str, node: ast.AST | None) -> Val:
@@ -63,7 +67,8 @@ class State:
         if key not in self.rec.selections:
             self.rec.selections[key] = Selection(key, kind, self.site(node))
         return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
-                   stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols)
+                   stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols,
+                   time=base.time)
 
     def new_key(self, kind: str) -> tuple:
         return (kind, next(self._ids))

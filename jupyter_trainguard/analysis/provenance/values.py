@@ -24,6 +24,10 @@ class Site:
             self._text = short_code(self._node)
         return self._text
 
+    @property
+    def node(self) -> ast.AST | None:
+        return self._node
+
     def where(self) -> str:
         c = getattr(self.cell, "index", None)
         return f"cell {c + 1}" if c is not None else "an earlier cell"
@@ -74,6 +78,7 @@ class Obj:
     attrs: dict | None = None  # an instance of a notebook class: its attributes (`self.data = ...`)
     cls_node: object = None  # the notebook class's ast.ClassDef
     mode: str = "train"  # a network after `.eval()` predicts even inside a training loop
+    shuffle: bool = False  # a splitter that shuffles (KFold(shuffle=True), ShuffleSplit)
 
 
 @dataclass(eq=False)
@@ -113,6 +118,7 @@ class Val:
     label: bool = False  # the label column (y)
     hyper: bool = False  # a hyperparameter value from a loop over settings
     cols: dict | None = None  # statistics that reached single named columns (`df['c'] = ...`)
+    time: frozenset = frozenset()  # evidence that the rows are time-ordered: (what, cell index, line)
 
     @property
     def all_stats(self) -> frozenset:

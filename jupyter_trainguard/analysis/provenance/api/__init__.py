@@ -33,7 +33,9 @@ def lookup_class(q: str) -> ClassRow | None:
             return row
     if root == "torch" and ".nn." in q and leaf[:1].isupper():
         return ClassRow("loss") if leaf.endswith("Loss") else ClassRow("torch")
-    if root in ("torchvision", "timm") and leaf[:1].isupper() and ".models" in q:
+    if root in ("torchvision", "timm") and leaf[:1].isupper() and (".models" in q or root == "timm"):
+        return ClassRow("torch")
+    if root == "transformers" and leaf[:1].isupper() and ("For" in leaf or leaf.endswith("Model")):
         return ClassRow("torch")
     if root in _ML_ROOTS or root == leaf:
         if leaf.endswith(_TRANSFORMER_SUFFIXES):
