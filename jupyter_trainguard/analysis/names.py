@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 _TRAIN = {"train", "tr", "trn", "training", "trainval", "fit"}
@@ -72,3 +74,40 @@ EVAL_KWARGS = frozenset({"eval_set", "validation_data", "evals", "valid_sets", "
                          "eval_data", "valid_data", "X_val", "validation_set", "eval_X"})
 TIME_OPS = frozenset({"shift", "rolling", "diff", "pct_change", "ewm", "resample", "asfreq", "expanding"})
 DATE_WORD = re.compile(r"(date|time|timestamp|datetime|period|^ds$|^dt$|month|week|year)", re.I)
+
+
+_HOLD_WORDS = ("test", "valid", "validation", "val ", "val_", "val:", "holdout", "hold-out", "unseen", "dev ")
+
+
+def string_texts(node: ast.AST) -> Iterable[str]:
+    """String literals of a statement or call, looking only one level into calls/f-strings/keywords."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.JoinedStr):
+        for v in node.values:
+            yield from string_texts(v)
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
+            yield from string_texts(node.func.value)  # "Test acc: {}".format(acc)
+        for a in node.args:
+            yield from string_texts(a)
+        for k in node.keywords:
+            yield from string_texts(k.value)
+    elif isinstance(node, ast.Expr):
+        yield from string_texts(node.value)
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        yield from string_texts(node.value)
+    elif isinstance(node, ast.BinOp):  # "Test acc: %.2f" % acc
+        yield from string_texts(node.left)
+    elif isinstance(node, (ast.Dict, ast.Tuple, ast.List)):
+        for v in (node.keys + node.values if isinstance(node, ast.Dict) else node.elts):
+            if v is not None:
+                yield from string_texts(v)
+
+
+def label_says_holdout(node: ast.AST) -> bool:
+    texts = [t.lower() for t in string_texts(node)]
+    if not texts:
+        return False
+    joined = " ".join(texts)
+    return any(w in joined for w in _HOLD_WORDS) and "train" not in joined

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.dataflow import flow_of
 from .context import NotebookContext
 from .leakage import dedupe
 from .registry import Hit, rule
@@ -22,14 +21,13 @@ from .registry import Hit, rule
 def train_metric_as_validation(ctx: NotebookContext) -> Iterator[Hit]:
     """Finds metric/score calls whose data is the training split (or exactly the data the model was fitted on)
     and whose result is assigned to a val/test-named variable or printed/logged under a validation/test label."""
-    flow = flow_of(ctx)
+    from ..analysis.provenance import record_of
+
     hits = []
-    for ev in flow.reports:
-        d = ev.detail
+    for site, d in record_of(ctx.parsed, ctx.cache).reports:
         label = f"as `{d['as']}`" if d.get("as") != "printed label" else "under a validation/test label"
         var = f" (`{d['variable']}`)" if d.get("variable") else (f" (`{d['metric']}`)" if d.get("metric") else "")
-        hits.append(Hit.at(ev.cell, ev.node,
-                           f"A metric computed on training data{var} is reported {label} in cell "
-                           f"{ev.cell.index + 1}.",
-                           evidence={k: v for k, v in d.items()}))
+        hits.append(Hit(site.cell, site.line,
+                        f"A metric computed on training data{var} is reported {label} in {site.where()}.",
+                        evidence={**d, "cell": site.cell.index + 1, "line": site.line}))
     yield from dedupe(iter(hits))

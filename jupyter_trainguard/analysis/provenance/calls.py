@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ..names import label_says_holdout, role_from_name
 from .api import lookup_class, lookup_func
 from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
@@ -23,6 +24,9 @@ def _axis(e: ast.Call) -> object:
     return ax.value if isinstance(ax, ast.Constant) else 0
 
 
+
+
+_LOGS = frozenset({"log_metric", "log_metrics", "log", "add_scalar", "info", "write"})
 
 
 class Calls:
@@ -66,7 +70,9 @@ class Calls:
             return self.library_function(q, frow.effect, e, args, kws)
         if root in DATASET_ROOTS and ".datasets." in q:
             return self.declared_split(e, args, kws)
-        if leaf in _PRINTS:
+        if leaf in _PRINTS or leaf in _LOGS:
+            if leaf in ("print", "display", "info", "write") or leaf in _LOGS:
+                self.reported(e, args + list(kws.values()))
             return None
         if leaf in ("range", "arange", "linspace", "logspace", "geomspace", "ParameterGrid", "ParameterSampler",
                     "product") and not any(a is not None and a.rows for a in args):
@@ -85,6 +91,23 @@ class Calls:
                 leaf.startswith(("load_", "read_", "get_data", "fetch_")):
             return self.source(e, "read")  # pickle.load(f), a helper library's loader: data of unknown origin
         return None
+
+    def reported(self, e: ast.Call, vals: list) -> None:
+        """A training-row score printed or logged under a validation/test label."""
+        if not label_says_holdout(e):
+            return
+        named = [(n, self.env.get(n.id)) for n in ast.walk(e) if isinstance(n, ast.Name)]  # f"{score}" too
+        for node, v in list(zip(list(e.args) + [k.value for k in e.keywords], vals)) + named:
+            if isinstance(node, ast.Name) and role_from_name(node.id) == "train":
+                continue
+            if self.train_score(v):
+                detail = {"as": "printed label"}
+                if isinstance(node, ast.Name):
+                    detail["variable"] = node.id
+                else:
+                    detail["metric"] = self.site(node).text
+                self.rec.reports.append((self.site(e), detail))
+                return
 
     def arguments(self, e: ast.Call) -> tuple[list[Val | None], dict[str, Val | None]]:
         args = [self.expr(a) for a in e.args]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from ..names import role_from_name
 from ..parsed import ParsedNotebook
 from .calls import Calls
 from .expressions import Expressions
@@ -146,6 +147,8 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
             if v.kind in ("data", "pred", "score") and v.name not in (None, t.id):
                 v = Val(v.kind, rows=v.rows, stats=v.stats, site=v.site, evals=v.evals, label=v.label, time=v.time,
                         hyper=v.hyper, items=v.items, keys=v.keys)
+            if v.kind == "score" and role_from_name(t.id) in ("val", "test") and self.train_score(v):
+                self.rec.reports.append((self.site(rhs), {"as": t.id, "metric": self.site(rhs).text}))
             if v.kind != "obj" and v.kind != "func":
                 v.name = t.id
                 held = self.rec.held_out_parts

@@ -6,7 +6,7 @@ import ast
 import itertools
 from dataclasses import dataclass, field
 
-from .rows import Selection, extend, union
+from .rows import Selection, covered, extend, union
 from .values import Eval, Fit, Site, Val, site_of
 
 
@@ -22,6 +22,7 @@ class Record:
     held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
     torch_objects: list = field(default_factory=list)  # networks built in the notebook (Obj with role "torch")
     env: dict = field(default_factory=dict)  # the names bound when the last cell has run
+    reports: list = field(default_factory=list)  # (Site, detail): a training-row score reported as held-out
     splits: list = field(default_factory=list)  # temporal.SplitUse: what each split divided, shuffled or not
     choices: list = field(default_factory=list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
 
@@ -96,6 +97,12 @@ class State:
                 if item is not None and item.kind == "score" and item.evals:
                     self.rec.choices.append((item, self.site(node)))
                     return
+
+    def train_score(self, v: Val | None) -> bool:
+        """A score computed on exactly the rows its model was fitted on (its training rows)."""
+        return v is not None and v.kind == "score" and any(
+            ev.fit is not None and covered(ev.data.rows, ev.fit.rows) and covered(ev.fit.rows, ev.data.rows)
+            for ev in v.evals)
 
     def mark_scored(self, vals: list[Val | None], node: ast.AST) -> None:
         """A metric (or a comparison with the labels) read these predictions: their evaluations are scored."""
