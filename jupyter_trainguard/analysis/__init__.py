@@ -1,4 +1,4 @@
-"""Static analysis shared by the rules: parsing, import resolution and (cross-cell) dataflow."""
+"""Static analysis shared by the rules: parsing, import resolution and row provenance (`provenance/`)."""
 
 from .parsed import ParsedCell, ParsedNotebook, dotted, last_part, qualname
 

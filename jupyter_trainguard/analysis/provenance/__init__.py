@@ -1,11 +1,12 @@
 """Row provenance for leakage analysis: an abstract interpreter over the notebook's cells that tracks, for every
 value, which rows it holds and which rows its statistics were learned from.
 
-- `rows`: the row lattice (tokens, overlap, containment)
-- `values`: abstract values, fits and evaluations
+- `rows`: the row lattice (tokens, overlap, containment); `values`: abstract values, fits and evaluations
 - `api/`: the declarative table of library calls, one module per library
-- `interpreter` (with `expressions`, `calls`, `methods`): runs the cells
-- `detectors/`: one module per leak type
+- `interpreter` runs the cells in `order`; its parts: `expressions`, `calls`, `objects` (constructors, notebook
+  classes), `functions` (notebook functions), `methods`, `columns` (frame columns, for target leakage),
+  `training` (torch loops, trainers), `temporal` (time order, splits); `state` holds what it records
+- `detectors/`: one module per leak type (preprocessing, overlap, multitest, selection, target)
 """
 
 from __future__ import annotations

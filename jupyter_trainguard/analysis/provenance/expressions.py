@@ -6,6 +6,7 @@ import ast
 
 from .api.pandas_api import META_ATTRS
 from .astutil import text
+from .columns import KEEP_COLS
 from .values import Val
 
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
@@ -104,9 +105,16 @@ class Expressions:
         if e.attr in META_ATTRS:
             return None
         stats = base.stats | base.cols[e.attr] if base.cols and e.attr in base.cols else base.stats
-        return Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=stats, time=base.time,
-                   site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper,
-                   cols=base.cols if e.attr in ("values", "T") else None)
+        out = Val(base.kind if base.kind != "index" else "data", rows=base.rows, stats=stats, time=base.time,
+                  site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper,
+                  cols=base.cols if e.attr in ("values", "T") else None)
+        if e.attr in ("values", "T", "index") or base.fcols is None:
+            out.fcols, out.flabel = base.fcols, base.flabel
+        elif e.attr not in KEEP_COLS:
+            out.flabel = (base.fcols["frame"], e.attr)  # df.colname: a single column
+        else:
+            out.fcols = base.fcols
+        return out
 
     # ------------------------------------------------------------ subscript
     def subscript(self, e: ast.Subscript) -> Val | None:
@@ -141,7 +149,11 @@ class Expressions:
                 self.expr(extra)
         elif accessor is None and isinstance(rows_part, ast.Tuple):
             rows_part = None
-        return self.select_rows(base, rows_part, accessor, e)
+        out = self.select_rows(base, rows_part, accessor, e)
+        if out is not None and out.is_data:
+            out = Val(**{f: getattr(out, f) for f in out.__slots__})  # a fresh value for its own column facts
+            self.subscript_columns(base, out, e.slice, accessor)
+        return out
 
     def select_rows(self, base: Val, sl: ast.AST | None, accessor: str | None, e: ast.AST) -> Val:
         """The rows a subscript keeps: positional slices, fold indices and masks select; columns keep all."""

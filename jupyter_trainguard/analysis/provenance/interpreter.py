@@ -7,12 +7,16 @@ their arguments reach the caller. Library calls are read through the API table (
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ..names import role_from_name
 from ..parsed import ParsedNotebook
 from .calls import Calls
+from .columns import Columns
 from .expressions import Expressions
+from .functions import Functions
 from .methods import Methods
+from .objects import Objects
 from .order import replay_order
 from .rows import Selection
 from .state import Record, State
@@ -20,11 +24,10 @@ from .temporal import TimeOrder
 from .training import Training, is_no_grad, trains_directly
 from .values import Val
 
-MAX_DEPTH = 3
 MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
 
 
-class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
+class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Training, TimeOrder, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -38,6 +41,7 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
         self.user_classes: dict[str, ast.ClassDef] = {}
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
         self.no_grad = 0  # inside `with torch.no_grad():`
+        self.init_columns()
 
     def run(self) -> Record:
         for pc in replay_order(self.parsed):
@@ -65,6 +69,7 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
 
     def _statement(self, s: ast.stmt) -> None:
         if isinstance(s, ast.Assign):
+            self.note_names(s)
             v = self.expr(s.value)
             for t in s.targets:
                 self.assign(t, v, s.value)
@@ -78,6 +83,7 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
                 v = cur
             self.assign(s.target, v if v is not None else cur, s)
         elif isinstance(s, ast.Expr):
+            self.list_mutation(s.value)
             self.expr(s.value)
         elif isinstance(s, (ast.For, ast.AsyncFor)):
             self.for_loop(s)
@@ -122,6 +128,8 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
             for t in s.targets:
                 if isinstance(t, ast.Name):
                     self.env.pop(t.id, None)
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    self.remove_cols(t.value.id, self.col_names(t.slice))
         elif isinstance(s, ast.Match):
             self.expr(s.subject)
             for case in s.cases:
@@ -145,8 +153,7 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
                 self.env.pop(t.id, None)
                 return
             if v.kind in ("data", "pred", "score") and v.name not in (None, t.id):
-                v = Val(v.kind, rows=v.rows, stats=v.stats, site=v.site, evals=v.evals, label=v.label, time=v.time,
-                        hyper=v.hyper, items=v.items, keys=v.keys)
+                v = dataclasses.replace(v, name=None)
             if v.kind == "score" and role_from_name(t.id) in ("val", "test") and self.train_score(v):
                 self.rec.reports.append((self.site(rhs), {"as": t.id, "metric": self.site(rhs).text}))
             if v.kind != "obj" and v.kind != "func":
@@ -208,18 +215,23 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
             if v is not None:
                 base.keys[key] = v  # results[name] = score: a computed key keeps the value too
             return
-        if not base.is_data or v is None or not v.is_data:
+        if not base.is_data:
             return
         col = t.slice.value if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str) else None
-        if col is not None and t.value is base_node:
+        if v is not None and v.is_data and col is not None and t.value is base_node:
             cols = dict(base.cols or {})
             cols[col] = v.all_stats
             self.env[base_node.id] = Val(base.kind, rows=base.rows, stats=base.stats, site=base.site,
                                          time=base.time | v.time | self.datetime_evidence(rhs),
-                                         name=base_node.id, evals=base.evals, label=base.label, cols=cols)
+                                         name=base_node.id, evals=base.evals, label=base.label, cols=cols,
+                                         fcols=base.fcols, flabel=base.flabel)
             self.mutated.add(base_node.id)
-            return
-        self.rebind(base_node.id, base, v)
+        elif v is not None and v.is_data:
+            self.rebind(base_node.id, base, v)
+        cur = self.env.get(base_node.id)
+        if cur is base:  # copy before recording column facts: other names may share the value
+            cur = self.env[base_node.id] = dataclasses.replace(base)
+        self.column_written(base_node.id, cur, t, v, rhs)
 
     def rebind(self, name: str, base: Val, v: Val) -> None:
         """A data value mutated in place: same rows, more statistics."""
@@ -228,6 +240,7 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
         if stats == base.stats and time == base.time:
             return
         nv = Val(base.kind, rows=base.rows, stats=stats, site=base.site, name=name, evals=base.evals, time=time,
+                 fcols=base.fcols, flabel=base.flabel,
                  label=base.label, items=base.items, keys=base.keys, cols=base.cols)
         self.env[name] = nv
         self.mutated.add(name)
@@ -247,6 +260,7 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
             it_node, target = it_node.args[0], target.elts[1]
         if self.fold_loop(s, it_node, target):
             return
+        self.note_loop(target, it_node)
         it = self.expr(it_node)
         passes = self.loop_items(it)
         if passes and len(passes) > 1:
@@ -320,70 +334,3 @@ class Interpreter(Expressions, Calls, Methods, Training, TimeOrder, State):
         self.loops.pop()
         self.block(s.orelse)
         return True
-
-    # ------------------------------------------------------------- functions
-    def inline(self, fval: Val, e: ast.Call, args: list[Val | None], kws: dict[str, Val | None]) -> Val | None:
-        """Follow a notebook function for this call; the events it records point into the defining cell."""
-        fn = fval.func
-        if fn is None or self.depth >= MAX_DEPTH:
-            return self.derive(e, args + list(kws.values()))
-        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        local = dict(self.env)
-        callers: dict[str, str] = {}
-        defaults = fn.args.defaults
-        for i, p in enumerate(params):
-            local.pop(p, None)
-            j = i - (len(params) - len(defaults))
-            if i < len(args) and args[i] is not None:
-                local[p] = args[i]
-                if isinstance(e.args[i], ast.Name):
-                    callers[p] = e.args[i].id
-            elif p in kws and kws[p] is not None:
-                local[p] = kws[p]
-                kw = next((k for k in e.keywords if k.arg == p), None)
-                if kw is not None and isinstance(kw.value, ast.Name):
-                    callers[p] = kw.value.id
-            elif j >= 0:
-                dv = self.expr(defaults[j])
-                if dv is not None:
-                    local[p] = dv
-        for kwa in fn.args.kwonlyargs:
-            local.pop(kwa.arg, None)
-            if kws.get(kwa.arg) is not None:
-                local[kwa.arg] = kws[kwa.arg]
-        if fn.args.vararg is not None:
-            local[fn.args.vararg.arg] = Val("seq", items=tuple(args[len(params):]))
-        saved = (self.env, self._returns, self.mutated, self.cell)
-        self.env, self._returns, self.mutated = local, [], set()
-        self.cell = fval.func_cell or self.cell
-        self.depth += 1
-        try:
-            self.block(fn.body)
-            rets = [r for r in self._returns if r is not None]
-            mutated, inner = self.mutated, self.env
-        finally:
-            self.depth -= 1
-            self.env, self._returns, self.mutated, self.cell = saved
-        globs = _globals_of(fn)
-        for n in globs:
-            if n in inner:
-                self.env[n] = inner[n]
-        for p, caller in callers.items():
-            if p in mutated and p in inner:
-                self.env[caller] = inner[p]
-                self.mutated.add(caller)
-        return rets[-1] if rets else None
-
-
-_GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}
-
-
-def _globals_of(fn: ast.FunctionDef) -> frozenset:
-    """Names a function declares `global` (memoised per function node)."""
-    hit = _GLOBALS.get(id(fn))
-    if hit is None or hit[0] is not fn:
-        names = frozenset(n for st in ast.walk(fn) if isinstance(st, ast.Global) for n in st.names)
-        if len(_GLOBALS) > 4096:
-            _GLOBALS.clear()
-        hit = _GLOBALS[id(fn)] = (fn, names)
-    return hit[1]

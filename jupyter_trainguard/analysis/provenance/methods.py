@@ -150,6 +150,7 @@ class Methods:
         if role == "stateless":
             return self.derive(e, [x]) if attr == "fit_transform" else recv
         # models, pipelines, searches, unknown estimators
+        self.supervised(e, obj.cls, x, y)
         if role == "search":  # a search cross-validates on what it is fitted on
             self.add_eval(obj, x, "fit", e, scored=True, cv=True)
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
@@ -216,6 +217,8 @@ class Methods:
             return None
         if attr == "align" and args and args[0] is not None and args[0].is_data:
             return Val("seq", items=(self.derive(e, [recv]), self.derive(e, [args[0]])), site=self.site(e))
+        if attr == "pop" and recv.fcols is not None:
+            return self.popped(recv, e)
         if attr in ROW_ADD:
             return self.derive(e, [recv] + args + list(kws.values()))
         if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
@@ -235,6 +238,8 @@ class Methods:
         out = Val(recv.kind if recv.kind != "index" else "data", rows=recv.rows, stats=stats, site=self.site(e),
                   time=time,
                   evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
+        if self.method_columns(recv, out, attr, e):
+            return None  # df.drop(columns=..., inplace=True)
         inplace = kw(e, "inplace")
         if isinstance(inplace, ast.Constant) and inplace.value is True:
             target = e.func.value

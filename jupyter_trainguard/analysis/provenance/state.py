@@ -22,6 +22,8 @@ class Record:
     held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
     torch_objects: list = field(default_factory=list)  # networks built in the notebook (Obj with role "torch")
     env: dict = field(default_factory=dict)  # the names bound when the last cell has run
+    derived: dict = field(default_factory=dict)  # (frame, column) -> (columns read, existed before, noisy)
+    supervised: list = field(default_factory=list)  # (Site, estimator class, X Val, y Val) of fits and CV
     reports: list = field(default_factory=list)  # (Site, detail): a training-row score reported as held-out
     splits: list = field(default_factory=list)  # temporal.SplitUse: what each split divided, shuffled or not
     choices: list = field(default_factory=list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
@@ -59,8 +61,11 @@ class State:
             k = "score"
         elif k == "data" and any(p.kind == "pred" for p in ps):
             k = "pred"
+        single = ps[0] if len(ps) == 1 else None
         return Val(k, rows=rows, stats=stats, site=self.site(node), evals=evals,
                    time=frozenset().union(*(p.time for p in ps)),
+                   fcols=single.fcols if single is not None else None,
+                   flabel=single.flabel if single is not None else None,
                    label=all(p.label for p in ps), hyper=any(p.hyper for p in ps))
 
     def select(self, base: Val, key: object, part: str, kind: str, node: ast.AST | None) -> Val:
@@ -69,7 +74,7 @@ class State:
             self.rec.selections[key] = Selection(key, kind, self.site(node))
         return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
                    stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols,
-                   time=base.time)
+                   time=base.time, fcols=base.fcols, flabel=base.flabel)
 
     def new_key(self, kind: str) -> tuple:
         return (kind, next(self._ids))
@@ -83,6 +88,10 @@ class State:
                   data_name=data.text() if data is not None else "")
         self.rec.fits.append(fit)
         return fit
+
+    def supervised(self, node: ast.AST, cls: str, x: Val | None, y: Val | None) -> None:
+        if x is not None and y is not None and x.is_data and y.is_data:
+            self.rec.supervised.append((self.site(node), cls, x, y))
 
     def add_eval(self, obj, data: Val, method: str, node: ast.AST, scored: bool = False, cv: bool = False) -> Eval:
         ev = Eval(obj, obj.fit if obj is not None else None, data, method, self.site(node), scored=scored, cv=cv,

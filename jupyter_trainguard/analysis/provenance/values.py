@@ -119,6 +119,8 @@ class Val:
     hyper: bool = False  # a hyperparameter value from a loop over settings
     cols: dict | None = None  # statistics that reached single named columns (`df['c'] = ...`)
     time: frozenset = frozenset()  # evidence that the rows are time-ordered: (what, cell index, line)
+    fcols: dict | None = None  # frame column facts (columns.py)
+    flabel: tuple | None = None  # (frame, column) when this is a single column of a frame
 
     @property
     def all_stats(self) -> frozenset:

@@ -5,5 +5,6 @@ from .multitest import multitest_leaks
 from .overlap import overlap_leaks
 from .preprocessing import preprocessing_leaks
 from .selection import selection_leaks
+from .target import target_leaks
 
-__all__ = ["Leak", "multitest_leaks", "overlap_leaks", "preprocessing_leaks", "selection_leaks"]
+__all__ = ["Leak", "multitest_leaks", "overlap_leaks", "preprocessing_leaks", "selection_leaks", "target_leaks"]

@@ -1,0 +1,80 @@
+"""Notebook functions: followed at each call (up to a small depth), arguments bound to parameters, the events
+they record pointing into the cell that defines them, and mutations of their arguments reaching the caller."""
+
+from __future__ import annotations
+
+import ast
+
+from .values import Val
+
+MAX_DEPTH = 3
+
+
+class Functions:
+    """Mixin: inlining notebook functions."""
+
+    def inline(self, fval: Val, e: ast.Call, args: list[Val | None], kws: dict[str, Val | None]) -> Val | None:
+        """Follow a notebook function for this call; the events it records point into the defining cell."""
+        fn = fval.func
+        if fn is None or self.depth >= MAX_DEPTH:
+            return self.derive(e, args + list(kws.values()))
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        local = dict(self.env)
+        callers: dict[str, str] = {}
+        defaults = fn.args.defaults
+        for i, p in enumerate(params):
+            local.pop(p, None)
+            j = i - (len(params) - len(defaults))
+            if i < len(args) and args[i] is not None:
+                local[p] = args[i]
+                if isinstance(e.args[i], ast.Name):
+                    callers[p] = e.args[i].id
+            elif p in kws and kws[p] is not None:
+                local[p] = kws[p]
+                kw = next((k for k in e.keywords if k.arg == p), None)
+                if kw is not None and isinstance(kw.value, ast.Name):
+                    callers[p] = kw.value.id
+            elif j >= 0:
+                dv = self.expr(defaults[j])
+                if dv is not None:
+                    local[p] = dv
+        for kwa in fn.args.kwonlyargs:
+            local.pop(kwa.arg, None)
+            if kws.get(kwa.arg) is not None:
+                local[kwa.arg] = kws[kwa.arg]
+        if fn.args.vararg is not None:
+            local[fn.args.vararg.arg] = Val("seq", items=tuple(args[len(params):]))
+        saved = (self.env, self._returns, self.mutated, self.cell)
+        self.env, self._returns, self.mutated = local, [], set()
+        self.cell = fval.func_cell or self.cell
+        self.depth += 1
+        try:
+            self.block(fn.body)
+            rets = [r for r in self._returns if r is not None]
+            mutated, inner = self.mutated, self.env
+        finally:
+            self.depth -= 1
+            self.env, self._returns, self.mutated, self.cell = saved
+        globs = _globals_of(fn)
+        for n in globs:
+            if n in inner:
+                self.env[n] = inner[n]
+        for p, caller in callers.items():
+            if p in mutated and p in inner:
+                self.env[caller] = inner[p]
+                self.mutated.add(caller)
+        return rets[-1] if rets else None
+
+
+_GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}
+
+
+def _globals_of(fn: ast.FunctionDef) -> frozenset:
+    """Names a function declares `global` (memoised per function node)."""
+    hit = _GLOBALS.get(id(fn))
+    if hit is None or hit[0] is not fn:
+        names = frozenset(n for st in ast.walk(fn) if isinstance(st, ast.Global) for n in st.names)
+        if len(_GLOBALS) > 4096:
+            _GLOBALS.clear()
+        hit = _GLOBALS[id(fn)] = (fn, names)
+    return hit[1]

@@ -1,0 +1,130 @@
+"""Library objects and notebook classes: constructing them from the API table, calling them (`net(xb)`,
+`criterion(out, y)`, a fitted Keras model), and following notebook classes through `self`."""
+
+from __future__ import annotations
+
+import ast
+
+from .values import Obj, Val
+
+
+class Objects:
+    """Mixin: constructors, object calls, notebook class instances and their methods."""
+
+    def construct(self, q: str, row, e: ast.Call) -> Val:
+        args, kws = self.arguments(e)
+        obj = Obj(q, row.role, self.site(e))
+        obj.vocab = row.vocab  # type: ignore[attr-defined]
+        if row.role == "splitter":
+            obj.shuffle = self.splitter_shuffles(q, e)
+        if row.role == "torch":
+            self.rec.torch_objects.append(obj)
+        if row.role in ("trainer", "config"):
+            obj.early = self.early_config(e)
+            if row.role == "trainer" and q.startswith("transformers") or q.endswith(("Seq2SeqTrainer", "SFTTrainer")):
+                self.trainer(obj, e, args, kws)
+            return Val("obj", obj=obj, site=self.site(e))
+        if any(a is not None and a.hyper and a.kind != "seq" for a in args + list(kws.values())) or any(
+                k == "settings" for _, k, _ in self.loops):
+            obj.multi = 2
+        if row.role in ("pipeline", "search"):
+            inner = [a for a in args + list(kws.values()) if a is not None]
+            flat = []
+            for a in inner:
+                if a.kind == "obj":
+                    flat.append(a.obj)
+                elif a.kind == "seq" and a.items:
+                    for it in a.items:
+                        if it is not None and it.kind == "obj":
+                            flat.append(it.obj)
+                        elif it is not None and it.kind == "seq" and it.items:
+                            flat += [x.obj for x in it.items if x is not None and x.kind == "obj"]
+            if flat:
+                obj.inner = flat[-1]
+                if row.role == "pipeline" and flat[-1].role in ("transformer", "stateless", "pipeline") and \
+                        flat[-1].role != "model":
+                    obj.role = "transformer" if flat[-1].role != "pipeline" else flat[-1].role
+                    obj.vocab = all(getattr(f, "vocab", False) for f in flat)  # type: ignore[attr-defined]
+            if row.role == "search":
+                obj.selects = True
+        if row.bound is not None:
+            xi, yi = row.bound
+            if xi == -1:  # formula models: data=
+                obj.bound = (kws.get("data"), None)
+            else:
+                x = args[xi] if 0 <= xi < len(args) else kws.get("exog") or kws.get("endog")
+                y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
+                obj.bound = (x, y)
+        obj.early = any(k.arg in ("early_stopping_rounds", "early_stopping", "callbacks") for k in e.keywords)
+        for name in ("eval_set", "validation_data"):
+            if kws.get(name) is not None:
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
+        return Val("obj", obj=obj, site=self.site(e))
+
+    def user_instance(self, name: str, e: ast.Call, args: list, kws: dict) -> Val:
+        cls = self.user_classes[name]
+        bases = {self.parsed.qualname(b).rsplit(".", 1)[-1] for b in cls.bases}
+        methods = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+        if self.is_torch_class(cls):
+            obj = Obj(name, "torch", self.site(e))
+            self.rec.torch_objects.append(obj)
+            return Val("obj", obj=obj, site=self.site(e))
+        if {"fit", "predict"} <= methods or bases & {"BaseEstimator", "ClassifierMixin", "RegressorMixin"}:
+            role = "model"
+        elif {"fit", "transform"} <= methods or "TransformerMixin" in bases:
+            role = "transformer"
+        elif bases & {"Dataset", "IterableDataset"}:
+            return self.derive(e, args + list(kws.values())) or self.source(e)
+        else:
+            obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
+            inst = Val("obj", obj=obj, site=self.site(e))
+            self.call_method(inst, "__init__", e, args, kws)
+            return inst
+        return Val("obj", obj=Obj(name, role, self.site(e)), site=self.site(e))
+
+    def is_torch_class(self, cls: ast.ClassDef, depth: int = 0) -> bool:
+        """A notebook class deriving (directly or through notebook classes) from nn.Module/LightningModule."""
+        for b in cls.bases:
+            leaf = self.parsed.qualname(b).rsplit(".", 1)[-1]
+            if leaf in ("Module", "LightningModule"):
+                return True
+            if isinstance(b, ast.Name) and b.id in self.user_classes and depth < 4 and \
+                    self.is_torch_class(self.user_classes[b.id], depth + 1):
+                return True
+        return False
+
+    def find_method(self, cls: ast.ClassDef, name: str, depth: int = 0) -> ast.FunctionDef | None:
+        for f in cls.body:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name:
+                return f
+        for b in cls.bases:
+            if isinstance(b, ast.Name) and b.id in self.user_classes and depth < 4:
+                found = self.find_method(self.user_classes[b.id], name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def call_method(self, inst: Val, name: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """A method of a notebook class, followed like a function with `self` bound to the instance."""
+        fn = self.find_method(inst.obj.cls_node, name)
+        if fn is None:
+            return self.derive(e, args + list(kws.values()))
+        call = ast.Call(func=e.func, args=[ast.Name(id="<self>", ctx=ast.Load())] + list(e.args),
+                        keywords=e.keywords)
+        ast.copy_location(call, e)
+        fval = Val("func", func=fn, func_cell=inst.site.cell if inst.site else None)
+        return self.inline(fval, call, [inst] + args, kws)
+
+    def call_obj(self, target: Val, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """`model(X)`: a fitted Keras model predicting; anything else keeps its arguments' provenance."""
+        obj = target.obj
+        data = args[0] if args else None
+        if obj.role == "loss":
+            return self.loss_call(e, args)
+        if obj.role == "torch" and data is not None and data.is_data:
+            return self.torch_call(obj, e, data)
+        if obj.fit is not None and obj.role == "model" and data is not None and data.is_data:
+            return self.prediction(obj, data, "__call__", e)
+        if obj.fit is not None and obj.role == "transformer" and data is not None and data.is_data:
+            return Val("data", rows=data.rows, stats=data.all_stats | {obj.fit}, site=self.site(e), evals=data.evals)
+        return self.derive(e, args + list(kws.values()))

@@ -1,0 +1,84 @@
+"""The provenance interpreter itself: splits and their parts, complements, helpers, loops, aliases, replay order
+and robustness to unknown code (real notebooks built with nbformat's model through the project's loader)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.analysis.names import role_from_name
+from jupyter_trainguard.analysis.parsed import ParsedNotebook
+from jupyter_trainguard.analysis.provenance import Interpreter
+from jupyter_trainguard.analysis.provenance.rows import covered, overlap
+from jupyter_trainguard.notebook.load import notebook_from_sources
+
+
+def run(cells, counts=None):
+    it = Interpreter(ParsedNotebook.from_notebook(notebook_from_sources("t.ipynb", cells, counts)), strict=True)
+    return it.run()
+
+
+@pytest.mark.parametrize("name,role", [
+    ("X_test", "test"), ("xtest", "test"), ("XTest", "test"), ("test_df", "test"), ("testloader", "test"),
+    ("X_val", "val"), ("valid_ds", "val"), ("y_va", "val"), ("X_train", "train"), ("trainX", "train"),
+    ("X_trainval", "train"), ("latest", None), ("contest", None), ("X", None), ("attestation", None),
+])
+def test_role_from_name_reads_report_labels(name, role):
+    # names only label how a score is reported (EVAL001); provenance never decides a split from them
+    assert role_from_name(name) == role
+
+
+def test_split_parts_are_disjoint_and_a_second_split_nests_inside_the_first():
+    rec = run(["import pandas as pd\nfrom sklearn.model_selection import train_test_split as tts",
+               "df = pd.read_csv('a.csv')\na, b, c, d = tts(df.drop('y', axis=1), df.y)\n"
+               "X_tr, X_val, y_tr, y_val = tts(a, c)"])
+    env = rec.env
+    assert overlap(env["a"].rows, env["b"].rows) is None
+    assert covered(env["X_tr"].rows, env["a"].rows) and covered(env["X_val"].rows, env["a"].rows)
+    assert overlap(env["X_val"].rows, env["b"].rows) is None
+    assert overlap(env["X_tr"].rows, env["X_val"].rows) is None
+
+
+def test_sample_and_its_complement_are_disjoint_parts_of_the_frame():
+    rec = run(["import pandas as pd", "df = pd.read_csv('a.csv')\ntrain = df.sample(frac=0.8, random_state=0)\n"
+                                      "test = df.drop(train.index)"])
+    train, test, df = rec.env["train"], rec.env["test"], rec.env["df"]
+    assert overlap(train.rows, test.rows) is None
+    assert covered(test.rows, df.rows) and covered(train.rows, df.rows)
+    assert [s.how for s in rec.splits] == ["sample"] and rec.splits[0].shuffle
+
+
+def test_helper_function_followed_per_call_and_models_loop_runs_per_model():
+    rec = run(["from sklearn.linear_model import LogisticRegression\nfrom sklearn.svm import SVC",
+               "def fit_eval(m, a, b):\n    m.fit(a, b)\n    return m.predict(a)",
+               "import numpy as np\nX = np.load('x.npy')\ny = np.load('y.npy')\n"
+               "fit_eval(LogisticRegression(), X, y)\nfit_eval(SVC(), X, y)\n"
+               "for m in [LogisticRegression(), SVC()]:\n    m.fit(X, y)"])
+    fits = [f for f in rec.fits if f.kind == "model"]
+    assert len(fits) == 4 and len({id(f.obj) for f in fits}) == 4
+    assert fits[0].site.cell.index == 1  # events inside a helper point into the cell that defines it
+
+
+def test_fit_then_transform_through_an_alias_carries_the_fit():
+    rec = run(["from sklearn.preprocessing import StandardScaler\nimport numpy as np",
+               "X = np.load('x.npy')\nsc = StandardScaler()\nsc.fit(X)\nscaler = sc\nZ = scaler.transform(X)"])
+    [fit] = rec.fits
+    assert fit in rec.env["Z"].stats and rec.env["Z"].rows == rec.env["X"].rows
+
+
+def test_execution_order_when_it_is_a_feasible_replay():
+    rec = run(["import numpy as np", "X = np.load('b.npy')", "X = np.load('a.npy')\nY = X"], counts=[1, 3, 2])
+    assert rec.env["Y"].rows != rec.env["X"].rows and rec.env["X"].site.cell.index == 1
+
+
+def test_counts_that_cannot_replay_fall_back_to_top_to_bottom():
+    # the import ran last (re-run after a restart), so the counts do not describe how the state was built
+    rec = run(["import numpy as np", "X = np.load('a.npy')", "Y = X * 2"], counts=[9, 1, 2])
+    assert rec.env["Y"].rows == rec.env["X"].rows
+
+
+def test_unknown_code_does_not_break_the_analysis():
+    rec = run(["import mystery\nimport numpy as np",
+               "X = np.load('x.npy')\nobj = mystery.Thing(X)[0].frobnicate(lambda q: q ** 2)\n"
+               "class A:\n    pass\nwith open('f') as fh:\n    data = fh.read()\ndel obj\n"
+               "Z = [v for v in X if v]\nmatch_ = {**{'a': 1}}"])
+    assert rec.env["Z"] is not None and rec.env["Z"].rows == rec.env["X"].rows
