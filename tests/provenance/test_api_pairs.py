@@ -307,3 +307,22 @@ def test_hugging_face_trainer_keeping_the_best_checkpoint_on_test() -> None:
           "trainer.train()")
     assert "LEAK004" in _rule_ids(hf.replace("{split}", "test"))
     assert "LEAK004" not in _rule_ids(hf.replace("{split}", "test").replace("load_best_model_at_end=True", ""))
+
+
+def test_false_alarms_seen_on_textbook_notebooks_stay_quiet() -> None:
+    split = "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+    plot = (split + "from sklearn.metrics import confusion_matrix\nm = LogisticRegression().fit(Xtr, ytr)\n"
+            "cm = confusion_matrix(yte, m.predict(Xte))\nthresh = cm.max() / 2\n"
+            "for i in range(2):\n    for j in range(2):\n        print(cm[i, j] > thresh)")
+    disjoint = ("n = len(X) // 2\nparts = pd.concat([X[:n], X[n:]])\nlab = pd.concat([y[:n], y[n:]])\n"
+                "Xtr, Xte, ytr, yte = train_test_split(parts, lab, random_state=0)\n"
+                "print(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    assert not _ids(plot) | ({"LEAK004"} & {f.rule_id for f in analyze_sources([SK, plot]).findings})
+    assert "LEAK002" not in _ids(disjoint)
+
+
+def test_eval_set_with_early_stopping_through_a_params_dict() -> None:
+    code = ("from xgboost import XGBClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+            "params = {'eval_set': [(Xte, yte)], 'early_stopping_rounds': 20}\n"
+            "XGBClassifier().fit(Xtr, ytr, **params)")
+    assert "LEAK004" in {f.rule_id for f in analyze_sources([SK, code]).findings}

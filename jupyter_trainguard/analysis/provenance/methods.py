@@ -127,7 +127,8 @@ class Methods:
             return None
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
             if kws.get(name) is not None:
-                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, _early(e) or obj.early))
+                early = _early(e) or obj.early or any(k in EARLY for k in kws)  # also through **params
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
             outs = [self.select(v, key, DUP, "resample", e) if v is not None and v.is_data else None for v in (x, y)]

@@ -100,12 +100,16 @@ class State:
         return ev
 
     def note_choice(self, vals: list, node: ast.AST) -> None:
-        """Scores used to pick something (max/argmax/sort, or compared with another score)."""
-        for v in vals:
-            for item in _flat(v):
-                if item is not None and item.kind == "score" and item.evals:
-                    self.rec.choices.append((item, self.site(node)))
-                    return
+        """Scores used to pick something (max/argmax/sort, or compared with another score). A choice needs
+        candidates: scores of several models, of a model rebuilt per setting, or of one computed in a loop
+        (epochs); the largest cell of one confusion matrix (`cm.max() / 2`) picks nothing."""
+        items = [i for v in vals for i in _flat(v) if i is not None and i.kind == "score" and i.evals]
+        evals = [ev for i in items for ev in i.evals]
+        if not evals:
+            return
+        if len({id(ev.obj) for ev in evals}) > 1 or any(ev.obj is not None and ev.obj.multi > 1 or ev.loops or
+                                                         ev.tuned for ev in evals) or self.loops:
+            self.rec.choices.append((items[0], self.site(node)))
 
     def train_score(self, v: Val | None) -> bool:
         """A score computed on exactly the rows its model was fitted on (its training rows)."""
