@@ -32,11 +32,8 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
     seen: set[int] = set()
     for ev in rec.evals:
         held = held_out(ev)
-        on_training_rows = not held
-        if on_training_rows:
-            if not ev.scored:
-                continue
-            held = ev.data.rows  # a score on the training rows, whose features carry their own statistics
+        if not held:
+            continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
         for f in ev.data.all_stats:
             if f.kind not in LEARNERS or id(f) in seen or f.ylabel_only or getattr(f, "vocab", False):
                 continue
@@ -65,8 +62,7 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
                           "same_transform_in_training": trained_with(ev, f), "cross_validation": ev.cv,
                           "kind": f.kind, "vocab": getattr(f, "vocab", False), "scored": ev.scored,
                           "fit_cell": step_text(f.site).get("cell"), "split_cell": step_text(split).get("cell"),
-                          "eval_cell": step_text(ev.site).get("cell"), "held_out": ev.data.name,
-                          "on_training_rows": on_training_rows},
+                          "eval_cell": step_text(ev.site).get("cell"), "held_out": ev.data.name},
             ))
     out += pending_leaks(rec, seen)
     return out
