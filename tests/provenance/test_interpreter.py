@@ -82,3 +82,15 @@ def test_unknown_code_does_not_break_the_analysis():
                "class A:\n    pass\nwith open('f') as fh:\n    data = fh.read()\ndel obj\n"
                "Z = [v for v in X if v]\nmatch_ = {**{'a': 1}}"])
     assert rec.env["Z"] is not None and rec.env["Z"].rows == rec.env["X"].rows
+
+
+def test_nested_loops_over_models_with_helpers_stay_bounded():
+    models = "[" + ", ".join(["LogisticRegression()"] * 8) + "]"
+    helper = "def h(m, a, b):\n    m.fit(a, b)\n    return g(m, a)\ndef g(m, a):\n    return m.predict(a)"
+    loops = (f"for m1 in {models}:\n    for m2 in {models}:\n        for m3 in {models}:\n"
+             "            h(m1, X, y)\n            h(m2, X, y)\n            h(m3, X, y)")
+    cells = ["from sklearn.linear_model import LogisticRegression\nimport numpy as np\n"
+             "X = np.load('x.npy')\ny = np.load('y.npy')", helper] + [loops] * 40
+    it = Interpreter(ParsedNotebook.from_notebook(notebook_from_sources("t.ipynb", cells)), strict=True)
+    it.run()
+    assert it.steps < 250_000  # 40 x 512 passes x 3 calls would be millions of statements without the budget

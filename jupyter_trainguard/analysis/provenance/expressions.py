@@ -132,12 +132,12 @@ class Expressions:
                 return base.items[key]
             if base.keys is not None and key in base.keys:
                 return base.keys[key]
-            if base.items:
-                objs = [i for i in base.items if i is not None and i.kind == "obj"]
-                if objs:
-                    return objs[0]
             self.expr(e.slice)
-            return None
+            members = [i for i in list(base.items or ()) + list((base.keys or {}).values()) if i is not None]
+            objs = [i for i in members if i.kind == "obj"]
+            if objs:
+                return objs[0]  # models[i] / models[name]: one of them
+            return self.derive(e, [i for i in members if i.is_data])  # data[key] for an unknown key: any of them
         if base.kind == "obj":
             return base
         if not base.is_data:

@@ -8,6 +8,7 @@ import ast
 from .values import Val
 
 MAX_DEPTH = 3
+STEP_BUDGET = 50_000  # past this many statements loops run a single pass; past twice it calls are not followed
 
 
 class Functions:
@@ -16,7 +17,7 @@ class Functions:
     def inline(self, fval: Val, e: ast.Call, args: list[Val | None], kws: dict[str, Val | None]) -> Val | None:
         """Follow a notebook function for this call; the events it records point into the defining cell."""
         fn = fval.func
-        if fn is None or self.depth >= MAX_DEPTH:
+        if fn is None or self.depth >= MAX_DEPTH or self.steps > 2 * STEP_BUDGET:
             return self.derive(e, args + list(kws.values()))
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         local = dict(self.env)

@@ -14,7 +14,7 @@ from ..parsed import ParsedNotebook
 from .calls import Calls
 from .columns import Columns
 from .expressions import Expressions
-from .functions import Functions
+from .functions import STEP_BUDGET, Functions
 from .methods import Methods
 from .objects import Objects
 from .order import replay_order
@@ -41,6 +41,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         self.user_classes: dict[str, ast.ClassDef] = {}
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
         self.no_grad = 0  # inside `with torch.no_grad():`
+        self.steps = 0
         self.init_columns()
 
     def run(self) -> Record:
@@ -59,6 +60,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             self.statement(s)
 
     def statement(self, s: ast.stmt) -> None:
+        self.steps += 1
         try:
             self._statement(s)
         except RecursionError:
@@ -266,7 +268,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         if passes and len(passes) > 1:
             self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
                                len(passes)))
-            for p in passes[:MAX_PASSES]:
+            for p in passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]:
                 self.assign(target, p, it_node)
                 self.block(s.body)
             self.loops.pop()
