@@ -35,9 +35,9 @@ def selection_site(sel: Selection | None) -> Site | None:
 def path_text(parts: list[tuple[str, Site | None]]) -> str:
     """"`scaler.fit_transform(X)` cell 4 → split cell 5 → `model.score(X_test, …)` cell 8"."""
     out = []
-    for label, site in parts:
-        if site is None:
-            continue
+    present = [(label, site) for label, site in parts if site is not None]
+    present.sort(key=lambda p: (getattr(p[1].cell, "index", 0), p[1].line or 0))  # in the order they ran
+    for label, site in present:
         out.append(f"{label}{code(site) if label == '' else ''} {site.where()}".strip())
     return " → ".join(out)
 

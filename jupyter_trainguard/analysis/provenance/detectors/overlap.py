@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..rows import DUP, covered, dup_step, overlap
 from ..state import Record
-from ..values import Eval
+from ..values import Eval, Site
 from .common import Leak, code, path_text, selection_site, step_text
 
 MODELS = ("model",)
@@ -24,7 +24,7 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
             dup = next((st for tok in ev.data.rows for st in tok[1:] if st[1] == DUP), None)
             if dup is not None and ("cv", id(dup[0])) not in seen:
                 seen.add(("cv", id(dup[0])))
-                out.append(_leak(rec, ev, dup, False, False))
+                out.append(_leak(rec, ev, dup, False, None, False))
             continue
         if ev.fit is None or ev.fit.kind not in MODELS or not (ev.scored or predict_counts):
             continue
@@ -44,7 +44,7 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         if key in seen:
             continue
         seen.add(key)
-        out.append(_leak(rec, ev, dup, same,
+        out.append(_leak(rec, ev, dup, same, pair,
                          held_scores.get(id(ev.obj), False)))
     out += _pending_resampling(rec, seen)
     return out
@@ -82,7 +82,25 @@ def _pending_resampling(rec: Record, seen: set) -> list[Leak]:
     return out
 
 
-def _leak(rec: Record, ev: Eval, dup, same_rows: bool, has_heldout_score: bool) -> Leak:
+def _split_after(rec: Record, pair: tuple | None, after: tuple | None = None) -> Site | None:
+    """The selection that separated the evaluated rows from the rows trained on (or that followed a resampling)."""
+    if pair is None:
+        return None
+    a, b = pair
+    longer = b if len(b) >= len(a) else a
+    steps = list(longer[1:])
+    if after is not None and after in steps:
+        steps = steps[steps.index(after) + 1:]
+    else:
+        steps = steps[min(len(a), len(b)) - 1:]
+    for key, _part in steps:
+        sel = rec.selections.get(key)
+        if sel is not None and sel.kind in ("split", "slice", "mask", "folds"):
+            return sel.site
+    return None
+
+
+def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_heldout_score: bool) -> Leak:
     fit = ev.fit
     model = code(fit.site) if fit is not None else "the model"
     evidence = {"fit": step_text(fit.site if fit is not None else None), "evaluation": step_text(ev.site),
@@ -92,7 +110,9 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, has_heldout_score: bool) 
         sel = rec.selections.get(dup[0])
         rs = selection_site(sel)
         evidence["resampling"] = step_text(rs)
-        trail = path_text([("", rs), ("", fit.site if fit is not None else None), ("", ev.site)])
+        split = _split_after(rec, pair, dup)
+        evidence["split"] = step_text(split)
+        trail = path_text([("", rs), ("split", split), ("", fit.site if fit is not None else None), ("", ev.site)])
         if ev.cv:
             return Leak("resampled", rs or ev.site,
                         f"{code(rs)} in {rs.where() if rs else 'an earlier cell'} makes copies of rows, then "
@@ -110,6 +130,9 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, has_heldout_score: bool) 
                     f"{code(ev.site)} in {ev.site.where()} evaluates the model on the rows it was fitted on by "
                     f"{model} in {fit.site.where()}: this measures memorisation, not generalisation ({trail}).",
                     evidence=evidence, severity=sev)
+    split = _split_after(rec, pair)
+    evidence["split"] = step_text(split)
+    trail = path_text([("", fit.site), ("split", split), ("", ev.site)])
     names = ""
     if ev.data.name and fit.data_name:
         names = f" (`{ev.data.name}` is part of `{fit.data_name}`)"
