@@ -237,22 +237,29 @@ class Calls:
     def build(self, e: ast.Call, args: list, kws: dict) -> Val:
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
         if not data:
-            for a in args:
-                if a is not None and a.kind == "seq" and a.items:
-                    data += [i for i in a.items if i is not None and i.is_data]
-        if not data:
+            for a in args:  # a list of arrays, or a dict of columns
+                if a is not None and a.kind == "seq":
+                    members = list(a.items or ()) + list((a.keys or {}).values())
+                    data += [i for i in members if i is not None and i.is_data]
+        with_rows = [d for d in data if d.rows]
+        if not with_rows:
             src = self.source(e, "made")
-            return self.new_frame(src) if self.parsed.qualname(e.func).startswith("pandas") else src
-        out = self.derive(e, data[:1])  # the rows are the first array's (labels ride along with them)
-        out.stats = out.stats.union(*(d.stats for d in data[1:]))
+            src.stats = frozenset().union(*(d.all_stats for d in data))
+            src = self.new_frame(src) if self.parsed.qualname(e.func).startswith("pandas") else src
+            if data:  # a table built from values without rows (selector flags, column names): no data rows
+                src.rows = frozenset()
+            return src
+        out = self.derive(e, with_rows[:1])  # the rows are the first array's (labels ride along with them)
+        out.stats = out.stats.union(*(d.all_stats for d in data))
         return out
 
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
         first = next((a for a in args if a is not None and a.is_data), None)
         self.note_split(e, args[:1], const(kw(e, "shuffle")) is not False, "train_test_split")
         if isinstance(kw(e, "random_state"), ast.Constant) and first is not None:
-            # the same call with a fixed seed on the same rows makes the same partition every time it runs
-            key: tuple = ("split", text(e), first.rows)
+            # a fixed seed, the same sizes and the same rows make the same partition, whatever arrays are passed
+            sizes = tuple(text(kw(e, k)) for k in ("test_size", "train_size", "random_state", "shuffle"))
+            key: tuple = ("split", sizes, kw(e, "stratify") is not None, first.rows)
         else:
             key = self.new_key("split")
         outs: list[Val | None] = []
