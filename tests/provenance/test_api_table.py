@@ -1,0 +1,99 @@
+"""Every row of the API table, exercised through the real engine with a generated bad/good pair: transformers leak
+when fitted before the split, models when fitted on all rows and scored on a part, oversamplers when they run
+before the split, metrics read predictions; rows that learn nothing (stateless, category renamers) never leak."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.analysis.provenance.api import boosting, keras, sklearn, statsmodels_api
+from jupyter_trainguard.engine import analyze_sources
+
+HEAD = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+        "from sklearn.linear_model import Ridge\ndf = pd.read_csv('data.csv')\n"
+        "X, y = df.drop(columns='label'), df['label']")
+MODULE = {"sklearn": "sklearn.preprocessing", "imblearn": "imblearn.over_sampling", "xgboost": "xgboost",
+          "lightgbm": "lightgbm", "catboost": "catboost", "keras": "tensorflow.keras.layers",
+          "category_encoders": "category_encoders", "statsmodels": "statsmodels.api"}
+
+
+def _ids(code: str) -> set[str]:
+    return {f.rule_id for f in analyze_sources([HEAD, code]).findings if f.rule_id.startswith("LEAK")}
+
+
+def _rows(module, role: str, vocab: bool | None = None) -> list[tuple[str, str]]:
+    out = []
+    for name, row in module.CLASSES.items():
+        if row.role != role or (vocab is not None and row.vocab != vocab) or name[:1].islower():
+            continue
+        out.append((name, MODULE.get(row.roots[0], row.roots[0]) if row.roots else "sklearn"))
+    return sorted(out)
+
+
+TRANSFORMERS = [r for r in _rows(sklearn, "transformer", vocab=False)
+                if r[0] not in ("ColumnTransformer", "FeatureUnion", "RFE", "RFECV", "SelectFromModel",
+                                "SequentialFeatureSelector", "ExhaustiveFeatureSelector")]
+
+
+@pytest.mark.parametrize("name, module", TRANSFORMERS, ids=[t[0] for t in TRANSFORMERS])
+def test_transformer_fitted_before_the_split_leaks(name: str, module: str) -> None:
+    imp = f"from {module} import {name}\n"
+    bad = imp + (f"Z = {name}().fit_transform(X)\nZtr, Zte, ytr, yte = train_test_split(Z, y)\n"
+                 "print(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    good = imp + (f"Xtr, Xte, ytr, yte = train_test_split(X, y)\nt = {name}().fit(Xtr)\n"
+                  "print(Ridge().fit(t.transform(Xtr), ytr).score(t.transform(Xte), yte))")
+    assert "LEAK001" in _ids(bad)
+    assert not _ids(good)
+
+
+QUIET = _rows(sklearn, "stateless") + _rows(sklearn, "transformer", vocab=True)
+
+
+@pytest.mark.parametrize("name, module", QUIET, ids=[t[0] for t in QUIET])
+def test_rows_that_learn_no_statistics_never_leak(name: str, module: str) -> None:
+    code = (f"from {module} import {name}\nZ = {name}().fit_transform(X)\n"
+            "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    assert "LEAK001" not in _ids(code)
+
+
+MODELS = [r for r in _rows(sklearn, "model") + _rows(boosting, "model")
+          if not r[0].startswith(("Stacking", "Voting", "OneVs", "MultiOutput", "Calibrated", "TransformedTarget",
+                                  "Bagging", "Balanced", "EasyEnsemble", "RUSBoost"))]
+@pytest.mark.parametrize("name, module", MODELS, ids=[t[0] for t in MODELS])
+def test_model_fitted_on_all_rows_then_scored_on_a_part_overlaps(name: str, module: str) -> None:
+    # the scan is static: the import only has to name the library the class comes from
+    imp = f"from {'sklearn' if module == 'sklearn.preprocessing' else module} import {name}\n"
+    bad = imp + f"Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = {name}().fit(X, y)\nprint(m.predict(Xte))"
+    good = imp + f"Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = {name}().fit(Xtr, ytr)\nprint(m.predict(Xte))"
+    assert "LEAK003" in _ids(bad)
+    assert not _ids(good) & {"LEAK001", "LEAK002", "LEAK003", "LEAK007"}
+
+
+OVERSAMPLERS = _rows(sklearn, "resampler")
+
+
+@pytest.mark.parametrize("name, module", OVERSAMPLERS, ids=[t[0] for t in OVERSAMPLERS])
+def test_oversampling_before_the_split_puts_copies_on_both_sides(name: str, module: str) -> None:
+    imp = f"from imblearn.over_sampling import {name}\n" if "SMOTEENN" not in name and "SMOTETomek" not in name \
+        else f"from imblearn.combine import {name}\n"
+    bad = imp + (f"Xr, yr = {name}().fit_resample(X, y)\nXtr, Xte, ytr, yte = train_test_split(Xr, yr)\n"
+                 "print(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    good = imp + (f"Xtr, Xte, ytr, yte = train_test_split(X, y)\nXr, yr = {name}().fit_resample(Xtr, ytr)\n"
+                  "print(Ridge().fit(Xr, yr).score(Xte, yte))")
+    assert "LEAK002" in _ids(bad)
+    assert not _ids(good)
+
+
+METRICS = sorted(n for n, r in sklearn.FUNCS.items() if r.effect == "metric" and not n.startswith("plot_")
+                 and n not in ("auc", "silhouette_score", "roc_curve", "precision_recall_curve"))
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_metric_reads_predictions_on_training_rows(name: str) -> None:
+    code = f"from sklearn.metrics import {name}\nm = Ridge().fit(X, y)\nprint({name}(y, m.predict(X)))"
+    assert "LEAK007" in _ids(code)
+
+
+def test_keras_and_statsmodels_rows_resolve() -> None:
+    assert keras.CLASSES["Normalization"].role == "transformer" and not keras.CLASSES["Normalization"].vocab
+    assert statsmodels_api.CLASSES["OLS"].bound == (1, 0)
