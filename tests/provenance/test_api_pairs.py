@@ -326,3 +326,24 @@ def test_eval_set_with_early_stopping_through_a_params_dict() -> None:
             "params = {'eval_set': [(Xte, yte)], 'early_stopping_rounds': 20}\n"
             "XGBClassifier().fit(Xtr, ytr, **params)")
     assert "LEAK004" in {f.rule_id for f in analyze_sources([SK, code]).findings}
+
+
+def test_frame_rebuilt_without_its_date_column_is_not_time_ordered() -> None:
+    dated = ("sales = pd.read_csv('s.csv', parse_dates=['date']).sort_values('date')\n"
+             "rows = [(r.a, r.b, r.label) for r in sales.itertuples()]\n")
+    rebuilt = dated + ("flat = pd.DataFrame(rows, columns=['a', 'b', 'label'])\n"
+                       "Xtr, Xte, ytr, yte = train_test_split(flat[['a', 'b']], flat['label'])\n"
+                       "print(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    kept = dated + ("flat = pd.DataFrame(rows, columns=['date', 'b', 'label'])\n"
+                    "Xtr, Xte, ytr, yte = train_test_split(flat[['date', 'b']], flat['label'])\n"
+                    "print(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    assert "TIME001" not in {f.rule_id for f in analyze_sources([SK, rebuilt]).findings}
+    assert "TIME001" in {f.rule_id for f in analyze_sources([SK, kept]).findings}
+
+
+def test_ten_classifiers_scored_on_the_test_split_in_a_loop() -> None:
+    names = ["LogisticRegression", "Ridge"] * 5
+    code = ("Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\nmodels = [" +
+            ", ".join(f"{n}()" for n in names) + "]\nfor m in models:\n    m.fit(Xtr, ytr)\n"
+            "    print(accuracy_score(yte, m.predict(Xte)))")
+    assert "LEAK005" in {f.rule_id for f in analyze_sources([SK, code]).findings}

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from ..names import label_says_holdout, role_from_name
+from ..names import DATE_WORD, label_says_holdout, role_from_name
 from .api import lookup_class, lookup_func
 from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import const, kw, text
+from .columns import strings
 from .rows import DUP, overlap, union
 from .values import Obj, Val
 
@@ -251,6 +252,10 @@ class Calls:
             return src
         out = self.derive(e, with_rows[:1])  # the rows are the first array's (labels ride along with them)
         out.stats = out.stats.union(*(d.all_stats for d in data))
+        names = strings(kw(e, "columns"))
+        if names and not any(DATE_WORD.search(n) for n in names):
+            # a frame rebuilt from values with no date column left: only lags and windows still order its rows
+            out.time = frozenset(t for t in out.time if t[0].startswith(("op:", "window")))
         return out
 
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:

@@ -233,7 +233,8 @@ class Expressions:
             self.loops.pop()
             if outs and all(o is not None and o.kind == "obj" for o in outs):
                 return Val("seq", items=tuple(outs), site=self.site(e))
-            return self.derive(e, outs)
+            flat = [i for o in outs for i in (o.items or () if o is not None and o.kind == "seq" else (o,))]
+            return self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
         finally:
             self.loop_vars.pop()
             inner = self.env
