@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
 USAGE = ("%trainaudit [PATH ...] [--last] [--rerun CELL --metric NAME [--tol X] [--seed N]] "
@@ -61,15 +62,13 @@ class TrainAuditMagics(Magics):
         """Review the training pipeline (reproducibility, split & leakage, temporal, checkpointing, tracking)."""
         try:
             args = build_parser().parse_args(shlex.split(line))
-        except ValueError as exc:
-            print(f"%trainaudit: {exc}\nusage: {USAGE}")
-            return
+        except ValueError as exc:  # an unknown or malformed option fails the cell, as IPython's own magics do
+            raise UsageError(f"%trainaudit: {exc}\nusage: {USAGE}") from None
         if args.help:
             print(f"usage: {USAGE}\n\n{__doc__}")
             return
         if args.rerun is not None and not args.metric:
-            print("%trainaudit: --rerun needs --metric NAME (the variable the cell sets)")
-            return
+            raise UsageError("%trainaudit: --rerun needs --metric NAME (the variable the cell sets)")
         audit = self._audit(args)
         if audit is None:
             return

@@ -99,9 +99,12 @@ def test_last_guarded_run(shell, capsys, monkeypatch):
     assert audit.run["status"] == "ok"
 
 
-def test_bad_options_print_usage(shell, capsys):
-    shell.run("%trainaudit --bogus")
-    out = capsys.readouterr().out
-    assert "unrecognized arguments: --bogus" in out and "usage: %trainaudit" in out
+def test_bad_options_fail_the_cell_with_usage(shell, capsys):
+    result = shell.run("%trainaudit --bogus", ok=False)
+    assert not result.success and type(result.error_in_exec).__name__ == "UsageError"
+    assert "unrecognized arguments: --bogus" in str(result.error_in_exec)
+    assert "usage: %trainaudit" in str(result.error_in_exec)
+    result = shell.run("%trainaudit --rerun 3", ok=False)
+    assert type(result.error_in_exec).__name__ == "UsageError" and "--metric" in str(result.error_in_exec)
     shell.run("%trainaudit --help")
     assert "never retrains" in capsys.readouterr().out
