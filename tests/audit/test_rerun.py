@@ -74,5 +74,6 @@ def test_rerun_errors_are_reported(shell, capsys):
     assert "no cell In[99]" in shell.audit.rerun["error"]
     shell.run("%trainaudit --rerun 1 --metric missing --format text --no-log")
     assert "did not set 'missing'" in shell.audit.rerun["error"]
-    shell.run("%trainaudit --rerun 1")
-    assert "--rerun needs --metric" in capsys.readouterr().out
+    result = shell.run("%trainaudit --rerun 1", ok=False)
+    assert type(result.error_in_exec).__name__ == "UsageError"
+    assert "--rerun needs --metric" in str(result.error_in_exec)
