@@ -34,7 +34,18 @@ def allowed_keys(spec: ConstantSpec, config: Config) -> tuple[str, ...] | None:
     return index.dict_keys(spec.keys_of)
 
 
-def check_constant(spec: ConstantSpec, value: Any, config: Config) -> str | None:
+def naming_pattern(spec: ConstantSpec, stem: str | None) -> str | None:
+    """The spec's regular expression with `{stem}` replaced by the notebook's file name without its suffix
+    (`outputs/{stem}` checks that an output folder follows the notebook); None when it needs a stem and there is
+    none (a live session without a notebook file)."""
+    if not spec.pattern:
+        return None
+    if "{stem}" not in spec.pattern:
+        return spec.pattern
+    return spec.pattern.replace("{stem}", re.escape(stem)) if stem else None
+
+
+def check_constant(spec: ConstantSpec, value: Any, config: Config, stem: str | None = None) -> str | None:
     """A sentence saying why `value` is invalid for `spec`, or None when it is valid (or cannot be judged)."""
     if not _type_ok(spec, value):
         return f"{spec.name} = {value!r} is not {spec.describe()}"
@@ -49,8 +60,9 @@ def check_constant(spec: ConstantSpec, value: Any, config: Config) -> str | None
                 return f"{spec.name} = {value!r}: {item!r} is below the minimum {spec.min:g}"
             if spec.max is not None and item > spec.max:
                 return f"{spec.name} = {value!r}: {item!r} is above the maximum {spec.max:g}"
-        if spec.pattern and isinstance(item, str) and not re.search(spec.pattern, item):
-            return f"{spec.name} = {value!r} does not match the naming convention /{spec.pattern}/"
+        pattern = naming_pattern(spec, stem)
+        if pattern and isinstance(item, str) and not re.search(pattern, item):
+            return f"{spec.name} = {value!r} does not match the naming convention /{pattern}/"
     keys = allowed_keys(spec, config)
     if keys is not None:
         for item in items:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..analysis.constants import check_constant
@@ -36,7 +37,8 @@ def invalid_config_constant(ctx: NotebookContext) -> Iterator[Hit]:
             continue
         if not const.is_literal:
             continue
-        problem = check_constant(spec, const.value, ctx.config)
+        stem = Path(ctx.path).stem if ctx.path and ctx.path.endswith((".ipynb", ".py")) else None
+        problem = check_constant(spec, const.value, ctx.config, stem=stem)
         if problem:
             yield Hit.at(const.cell, const.node, problem + ".", evidence={"constant": name,
                                                                           "expected": spec.describe()})

@@ -6,21 +6,23 @@ judged the same way whether it is read from code or from the running kernel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConstantSpec
 from ..findings import Finding, Location, Severity
 
 
-def check_value(spec: ConstantSpec, value: Any, config: Config) -> str | None:
-    """The problem with `value` for `spec`, or None when it is allowed."""
+def check_value(spec: ConstantSpec, value: Any, config: Config, stem: str | None = None) -> str | None:
+    """The problem with `value` for `spec`, or None when it is allowed (`stem`: the notebook's file name)."""
     try:
         from ..analysis.constants import check_constant
     except ImportError:  # pragma: no cover - the static module ships with the package
         check_constant = None
     if check_constant is not None:
-        return check_constant(spec, value, config)
+        return check_constant(spec, value, config, stem=stem)
     if spec.choices is not None and value not in spec.choices:
         return f"{spec.name} = {value!r} is not {spec.describe()}"
     return None
@@ -40,6 +42,8 @@ def check_config(user_ns: Mapping[str, Any], name: str | None, config: Config, k
                  location: Location) -> list[Finding]:
     """CFG001 findings (source="runtime") for the live configuration."""
     values, where = live_values(user_ns, name)
+    session = os.environ.get("JPY_SESSION_NAME") or ""  # the notebook's path, as Jupyter gives it to the kernel
+    stem = Path(session).stem if session.endswith((".ipynb", ".py")) else None
     out: list[Finding] = []
     for key, spec in config.constants.items():
         if spec.notebooks not in ("all", kind):
@@ -49,7 +53,7 @@ def check_config(user_ns: Mapping[str, Any], name: str | None, config: Config, k
                 out.append(_finding(location, f"Required setting {key} is missing from the {where} "
                                               f"({spec.describe()}).", {"constant": key, "source": where}))
             continue
-        problem = check_value(spec, values[key], config)
+        problem = check_value(spec, values[key], config, stem=stem)
         if problem:
             out.append(_finding(location, f"{problem} (in the {where}).",
                                 {"constant": key, "expected": spec.describe(), "source": where}))
