@@ -8,6 +8,7 @@ payload under a trainguard mime type.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,14 @@ FINDINGS_MIME = "application/vnd.trainguard.findings+json"
 def escape(text: Any) -> str:
     """HTML-escape user-controlled text (cell code, column names, messages) for every HTML we emit."""
     return html.escape(str(text), quote=True)
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def inline_code(text: Any) -> str:
+    """Escaped HTML of a message whose Markdown code spans (`X_test`) render as <code>; nothing else is markup."""
+    return _CODE_SPAN.sub(lambda m: f"<code>{m.group(1)}</code>", escape(text))
 
 
 def widgets_available(shell: Any = None) -> bool:

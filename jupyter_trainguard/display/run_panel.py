@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bundle import RUN_MIME, escape, publish
+from .bundle import RUN_MIME, escape, inline_code, publish
 from .timeline_svg import timeline_svg
 
 TABS = ("Checks", "Memory", "Reproducibility", "Tracking")
@@ -84,7 +84,7 @@ def checks_html(d: dict[str, Any]) -> str:
         rows = "".join(
             f'<tr><td style="color:{_SEV_COLOR.get(f["severity"], "#000")}">{escape(f["severity"])}</td>'
             f'<td><code>{escape(f["rule_id"])}</code></td><td>{escape(f["source"])}</td>'
-            f'<td>{escape(f["message"])}</td><td>{escape(_where(f).strip(" []"))}</td></tr>'
+            f'<td>{inline_code(f["message"])}</td><td>{escape(_where(f).strip(" []"))}</td></tr>'
             for f in d["findings"])
         out.append('<table class="trainguard-findings"><tr><th>severity</th><th>rule</th><th>source</th>'
                    f"<th>message</th><th>where</th></tr>{rows}</table>")

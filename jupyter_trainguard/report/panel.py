@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..display.bundle import escape
+from ..display.bundle import escape, inline_code
 from ..findings import Finding
 from .model import AuditReport
 from .render import _part_html, checked_html, findings_table_html, provenance_html, where
@@ -35,7 +35,7 @@ def cell_code_html(audit: AuditReport, f: Finding) -> str:
     """The finding's cell, with its line marked; escaped."""
     loc = f.location
     head = (f"<div><b>{escape(f.rule_id)}</b> ({escape(f.severity.value)}, {escape(f.category)}) at "
-            f"{escape(where(f))}</div><div>{escape(f.message)}</div>"
+            f"{escape(where(f))}</div><div>{inline_code(f.message)}</div>"
             f"<div><i>Impact:</i> {escape(f.impact)}</div><div><i>Fix:</i> {escape(f.fix)}</div>")
     code = audit.cells.get(f"{loc.path}#{loc.cell}") if loc.cell is not None else None
     if code is None:

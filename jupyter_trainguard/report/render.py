@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from ..display.bundle import escape
+from ..display.bundle import escape, inline_code
 from ..findings import Finding
 from ..output.markdown import md_escape
 from .model import AuditReport, Part
@@ -238,8 +238,8 @@ def findings_table_html(findings: list[Finding]) -> str:
     for f in findings:
         col = _SEV_COLOUR[f.severity.value]
         rows.append(f"<tr><td style='white-space:nowrap'>{e(where(f))}</td><td><span style='color:{col}'>"
-                    f"{e(f.rule_id)} ({e(f.severity.value)})</span></td><td>{e(f.message)}</td><td>{e(f.impact)}</td>"
-                    f"<td>{e(f.fix)}</td></tr>")
+                    f"{e(f.rule_id)} ({e(f.severity.value)})</span></td><td>{inline_code(f.message)}</td>"
+                    f"<td>{e(f.impact)}</td><td>{e(f.fix)}</td></tr>")
     return f"<table class='tg-findings'>{head}{''.join(rows)}</table>"
 
 
