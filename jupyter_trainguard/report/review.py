@@ -120,6 +120,23 @@ def last_run_dict() -> dict[str, Any]:
     return data
 
 
+def run_outcome(data: dict[str, Any]) -> str | None:
+    """How a guarded run ended when it did not succeed: failed (with the exception type; interrupted for
+    KeyboardInterrupt; out of memory with the allocator's message) or refused (with the reasons)."""
+    status = data.get("status")
+    err = data.get("error") or {}
+    if status == "failed":
+        kind = err.get("type") or "an exception"
+        if kind == "KeyboardInterrupt":
+            return "The guarded run was interrupted (KeyboardInterrupt): its results are partial."
+        how = f"{kind}" + (f" — out of memory: {err['message']}" if err.get("oom") and err.get("message") else "")
+        return f"The guarded run FAILED with {how}; the exception was re-raised in the cell."
+    if status == "refused":
+        reasons = "; ".join(data.get("refused_because") or []) or "see the run panel"
+        return f"The guarded run was REFUSED before it started: {reasons}."
+    return None
+
+
 def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), sources: list[str] | None = None
                    ) -> AuditReport:
     """Review a guarded run: its findings (runtime and static, as the run recorded them). When the session's code
@@ -133,8 +150,13 @@ def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), sou
         report.findings = []
         reports.append(report)
     summary = {k: v for k, v in data.items() if k != "findings" and isinstance(v, (str, int, float, bool))}
+    outcome = run_outcome(data)
+    if outcome:
+        summary["outcome"] = outcome
     audit = build_audit(reports, signals, subject="last %%guarded_train run", mode="last-run", run=summary,
                         extra_findings=findings)
+    if outcome:
+        audit.notes.insert(0, outcome)
     audit.notes.append(f"{sum(1 for f in findings if f.source == 'runtime')} runtime finding(s) from the guarded "
                        "run; the run record does not list which runtime checks passed.")
     return audit

@@ -108,3 +108,27 @@ def test_bad_options_fail_the_cell_with_usage(shell, capsys):
     assert type(result.error_in_exec).__name__ == "UsageError" and "--metric" in str(result.error_in_exec)
     shell.run("%trainaudit --help")
     assert "never retrains" in capsys.readouterr().out
+
+
+def test_last_run_that_failed_says_how(shell, capsys, monkeypatch):
+    import jupyter_trainguard.runtime.report as run_report
+
+    monkeypatch.setattr(run_report, "_LAST", None)
+    shell.run("import numpy as np")
+    failed = shell.run("%%guarded_train\nx = np.ones(3)\ny = 1 / 0", ok=False)
+    assert type(failed.error_in_exec).__name__ == "ZeroDivisionError"  # the user's exception, re-raised
+    capsys.readouterr()
+    shell.run("%trainaudit --last --format text")
+    out = capsys.readouterr().out
+    assert "FAILED with ZeroDivisionError" in out
+    assert shell.audit.run["status"] == "failed" and "ZeroDivisionError" in shell.audit.run["outcome"]
+
+
+def test_last_run_that_was_interrupted_says_so(shell, capsys, monkeypatch):
+    import jupyter_trainguard.runtime.report as run_report
+
+    monkeypatch.setattr(run_report, "_LAST", None)
+    shell.run("%%guarded_train\nraise KeyboardInterrupt", ok=False)
+    capsys.readouterr()
+    shell.run("%trainaudit --last --format text")
+    assert "interrupted (KeyboardInterrupt)" in capsys.readouterr().out
