@@ -7,6 +7,7 @@ Every call is listed once with its resolved name and its position in execution o
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -175,7 +176,13 @@ class Usage:
         return out
 
     def seeded_all(self) -> bool:
-        return bool(self.leaf_in(SEED_ALL))
+        return bool(self.leaf_in(SEED_ALL)) or self.guard_seeded()
+
+    def guard_seeded(self) -> bool:
+        """A `%%guarded_train --seed N` cell: the guard seeds Python `random`, NumPy and torch before it runs."""
+        return any(pc.cell.cell_magic == "guarded_train" and
+                   _GUARD_SEED.search(pc.cell.source.lstrip("\n").partition("\n")[0])
+                   for pc in self.parsed.cells)
 
     def tracking(self) -> set[str]:
         roots = self.roots() & TRACKING_ROOTS
@@ -185,6 +192,9 @@ class Usage:
                           "CSVLogger") for c in self.calls):
             roots.add("tensorboard")
         return roots
+
+
+_GUARD_SEED = re.compile(r"--seed(=|\s+)-?\d+")
 
 
 def _enclosing(ranges: list[tuple[int, int, int, str]], cell: int, line: int) -> str | None:

@@ -39,6 +39,7 @@ SEED_CALLS = {
     "random.seed": "python", "numpy.random.seed": "numpy", "torch.manual_seed": "torch",
     "torch.cuda.manual_seed": "torch", "torch.cuda.manual_seed_all": "torch", "tensorflow.random.set_seed": "tf",
 }
+GUARD_SEED = re.compile(r"--seed(=|\s+)-?\d+")
 SEED_HELPERS = re.compile(r"(^|_)(set_seed|seed_everything|set_global_seed|set_seeds|seed_all|fix_seed|"
                           r"enable_full_determinism)$")
 TIME_NAME = re.compile(r"(^|_)(date|datetime|time|timestamp|ts|day|month|year|week|hour)(_|$)", re.IGNORECASE)
@@ -155,6 +156,11 @@ class _Collector:
         for pos, (cell, _tree) in enumerate(self.p.trees):
             self.order[cell.index] = pos
             self.s.cells[f"{self.path}#{cell.index}"] = cell.source
+            magic_line = cell.source.lstrip("\n").partition("\n")[0]
+            if cell.cell_magic == "guarded_train" and GUARD_SEED.search(magic_line):
+                # the guard seeds Python random, NumPy and torch before the cell runs
+                loc = Location(path=self.path, cell=cell.index, line=1, execution_count=cell.execution_count)
+                self.s.seeds.append(Fact("seed", magic_line.strip(), loc, {"family": "all"}))
         for _cell, stmt in self.p.statements():
             self._assignments(stmt)
         first_split: tuple[int, int] | None = None
