@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -39,4 +40,18 @@ def loaded_shell(cls: type[Shell] = Shell) -> Iterator[Shell]:
         yield sh
     finally:
         ip.run_line_magic("unload_ext", "trainguard")
+        close_widgets()
         InteractiveShell.clear_instance()
+
+
+def close_widgets() -> None:
+    """Close the widgets a test made while their comms are still registered: left to the garbage collector they
+    close at interpreter exit, against a comm manager that no longer knows them (KeyError tracebacks)."""
+    module = sys.modules.get("ipywidgets.widgets.widget")
+    if module is None:
+        return
+    for widget in list(getattr(module, "_instances", {}).values()):
+        try:
+            widget.close()
+        except Exception:  # noqa: BLE001 - a comm already gone: forget it so __del__ does not retry
+            widget.comm = None

@@ -120,6 +120,8 @@ class GuardedTrainMagics(Magics):
         if error is not None:
             from ..runtime.cleanup import user_traceback
 
+            if isinstance(error, SyntaxError):  # shown once; no frames of IPython's own parser
+                raise error.with_traceback(None)
             raise error.with_traceback(user_traceback(error))
 
     def _options(self, args: Any) -> Any:

@@ -205,19 +205,21 @@ def make_backend(opts: GuardOptions, cell: str) -> Any:
 
 def execute(shell: Any, cell: str) -> BaseException | None:
     """Run the cell in the user namespace; return its exception without showing a traceback for it."""
-    had_attr = "showtraceback" in vars(shell)
-    original = shell.showtraceback
-    shell.showtraceback = lambda *a, **k: None  # the magic re-raises; the traceback is shown once, after
+    names = ("showtraceback", "showsyntaxerror")  # the magic re-raises; the error is shown once, after
+    saved = {n: (n in vars(shell), getattr(shell, n)) for n in names}
+    for n in names:
+        setattr(shell, n, lambda *a, **k: None)
     try:
         result = shell.run_cell(cell, store_history=False)
         return result.error_in_exec or result.error_before_exec
     except BaseException as exc:  # noqa: BLE001 - shells that re-raise from run_cell
         return exc
     finally:
-        if had_attr:
-            shell.showtraceback = original
-        else:
-            del shell.showtraceback
+        for n, (had_attr, original) in saved.items():
+            if had_attr:
+                setattr(shell, n, original)
+            else:
+                delattr(shell, n)
 
 
 def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, BaseException | None]:

@@ -121,3 +121,14 @@ def test_last_run_matches_namespace(shell):
 
     shell.run("%%guarded_train --quiet\nx = 1")
     assert last_run() is shell.ns["_trainguard_last"]
+
+
+def test_syntax_error_in_a_guarded_cell_is_shown_once(shell, capsys):
+    result = shell.run("%%guarded_train --quiet\nx = (1,\n", ok=False)
+    assert isinstance(result.error_in_exec, SyntaxError)  # the cell fails with the user's own error
+    out = capsys.readouterr()
+    shown = out.out + out.err
+    assert shown.count("SyntaxError") == 1, shown
+    assert "compilerop" not in shown and "run_cell_async" not in shown  # no frames of IPython's parser
+    shell.run("%%guarded_train --quiet\nx = (1,)")  # corrected and re-run: the session is not poisoned
+    assert shell.ns["x"] == (1,)
