@@ -10,7 +10,8 @@ from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import const, kw, text
 from .columns import strings
-from .rows import DUP, overlap, union
+from .rows import DUP, overlap
+from .training import stops_early
 from .values import Obj, Val
 
 _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "repr", "format", "round", "int",
@@ -220,7 +221,7 @@ class Calls:
             data = args[1] if len(args) > 1 else kws.get("dtrain") or kws.get("train_set")
             obj = Obj(q, "model", self.site(e))
             obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
-            early = any(k.arg in ("early_stopping_rounds", "callbacks", "early_stopping") for k in e.keywords)
+            early = stops_early(e)
             for name in ("evals", "valid_sets", "eval_set"):
                 if kws.get(name) is not None:
                     self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
@@ -315,8 +316,6 @@ class Calls:
             self.rec.held_out_parts.append(out)
         return out
 
-    def union_rows(self, vals: list[Val]) -> frozenset:
-        return union(*(v.rows for v in vals))
 
     def repeats_rows(self, parts: list) -> bool:
         """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows."""

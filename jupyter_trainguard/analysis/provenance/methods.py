@@ -8,6 +8,7 @@ import ast
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .astutil import const, kw, text
 from .rows import DUP
+from .training import EARLY, stops_early
 from .values import Obj, Val
 
 FIT = frozenset({"fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit", "adapt",
@@ -20,15 +21,6 @@ SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
 
 
-
-
-EARLY = ("early_stopping_rounds", "early_stopping", "callbacks", "use_best_model", "early_stopping_round")
-
-
-def _early(e: ast.Call) -> bool:
-    """The call stops early or keeps the best epoch (it selects by the evaluation data)."""
-    return any(k.arg in EARLY and not (isinstance(k.value, ast.Constant) and k.value.value in (None, False))
-               for k in e.keywords)
 
 
 
@@ -127,7 +119,7 @@ class Methods:
             return None
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
             if kws.get(name) is not None:
-                early = _early(e) or obj.early or any(k in EARLY for k in kws)  # also through **params
+                early = stops_early(e) or obj.early or any(k in EARLY for k in kws)  # also through **params
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
@@ -143,7 +135,6 @@ class Methods:
             fit = self.add_fit("transformer", obj.cls, x, e, obj=obj, y=y)
             fit.vocab = getattr(obj, "vocab", False)  # type: ignore[attr-defined]
             obj.fit = fit
-            obj.fits.append(fit)
             if attr in ("fit_transform", "fit_predict"):
                 return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals,
                            time=x.time)
@@ -156,7 +147,6 @@ class Methods:
             self.add_eval(obj, x, "fit", e, scored=True, cv=True)
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
         obj.fit = fit
-        obj.fits.append(fit)
         if attr == "fit_transform":
             return Val("data", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=x.evals)
         if attr == "fit_predict":

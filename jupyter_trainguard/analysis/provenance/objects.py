@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .training import stops_early
 from .values import Obj, Val
 
 
@@ -45,8 +46,6 @@ class Objects:
                         flat[-1].role != "model":
                     obj.role = "transformer" if flat[-1].role != "pipeline" else flat[-1].role
                     obj.vocab = all(getattr(f, "vocab", False) for f in flat)  # type: ignore[attr-defined]
-            if row.role == "search":
-                obj.selects = True
         if row.bound is not None:
             xi, yi = row.bound
             if xi == -1:  # formula models: data=
@@ -55,7 +54,7 @@ class Objects:
                 x = args[xi] if 0 <= xi < len(args) else kws.get("exog") or kws.get("endog")
                 y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
                 obj.bound = (x, y)
-        obj.early = any(k.arg in ("early_stopping_rounds", "early_stopping", "callbacks") for k in e.keywords)
+        obj.early = stops_early(e)
         for name in ("eval_set", "validation_data"):
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))

@@ -17,7 +17,6 @@ class Record:
     fits: list[Fit] = field(default_factory=list)
     evals: list[Eval] = field(default_factory=list)
     selections: dict = field(default_factory=dict)  # selection key -> Selection
-    sources: dict = field(default_factory=dict)  # source id -> Site
     eval_sets: list = field(default_factory=list)  # (Obj, Val, Site, kwarg) test rows passed to fitting
     held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
     torch_objects: list = field(default_factory=list)  # networks built in the notebook (Obj with role "torch")
@@ -45,7 +44,6 @@ class State:
     def source(self, node: ast.AST | None, label: str = "src") -> Val:
         """New rows: data read or built in the notebook."""
         sid = (label, next(self._ids))
-        self.rec.sources[sid] = self.site(node)
         return Val("data", rows=frozenset({(sid,)}), site=self.site(node))
 
     def derive(self, node: ast.AST | None, parts: list[Val | None], kind: str = "data") -> Val | None:

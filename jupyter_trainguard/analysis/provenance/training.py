@@ -35,6 +35,15 @@ def is_no_grad(node: ast.AST) -> bool:
         isinstance(call, ast.Name) and call.id in NO_GRAD[:2]
 
 
+EARLY = ("early_stopping_rounds", "early_stopping", "callbacks", "use_best_model", "early_stopping_round")
+
+
+def stops_early(e: ast.Call) -> bool:
+    """The call stops early or keeps the best epoch (it selects by the evaluation data)."""
+    return any(k.arg in EARLY and not (isinstance(k.value, ast.Constant) and k.value.value in (None, False))
+               for k in e.keywords)
+
+
 class Training:
     """Mixin: torch networks called in loops, loss objects, schedulers, trainer objects."""
 

@@ -4,7 +4,7 @@ and the fit / evaluation events the detectors read."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .rows import NO_ROWS
 
@@ -69,11 +69,9 @@ class Obj:
     role: str  # transformer | model | pipeline | search | resampler | undersampler | splitter | unknown
     site: Site
     fit: Fit | None = None
-    fits: list = field(default_factory=list)
     bound: tuple | None = None  # (X, y) given at construction (statsmodels)
     inner: Obj | None = None  # the estimator a search or a pipeline wraps
     multi: int = 1  # how many objects this stands for (a literal list of models, a loop over settings)
-    selects: bool = False  # a search/early stopping that picks a setting by a score
     early: bool = False  # built with early stopping (`XGBClassifier(early_stopping_rounds=10)`)
     attrs: dict | None = None  # an instance of a notebook class: its attributes (`self.data = ...`)
     cls_node: object = None  # the notebook class's ast.ClassDef

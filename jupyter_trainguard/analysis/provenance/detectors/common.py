@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..rows import Selection
-from ..values import Eval, Fit, Site
+from ..values import Site
 
 
 @dataclass
@@ -42,14 +42,6 @@ def path_text(parts: list[tuple[str, Site | None]]) -> str:
     return " → ".join(out)
 
 
-def eval_site(ev: Eval) -> Site:
-    return ev.metric if ev.metric is not None and not ev.site.text else ev.site
-
-
-def fit_label(f: Fit | None) -> str:
-    if f is None:
-        return "the model"
-    return f"`{f.cls.rsplit('.', 1)[-1]}`" if f.kind != "statistic" else f"the statistic `{f.cls}()`"
 
 
 TRAIN_SIDE = frozenset({"train", "lo", "mid"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..rows import covered, overlap, separating_step
 from ..state import Record
-from ..values import Eval, Fit
+from ..values import Eval, Fit, Site
 from .common import Leak, code, path_text, selection_site, step_text
 
 LEARNERS = ("transformer", "statistic")
@@ -27,6 +27,17 @@ def trained_with(ev: Eval, f: Fit) -> bool:
     return f.obj is not None and any(g.obj is f.obj for g in ev.fit.stats)
 
 
+def _learned(f: Fit) -> bool:
+    """A fit whose statistics come from the rows' values (not a category list that only renames values)."""
+    return f.kind in LEARNERS and not getattr(f, "vocab", False)
+
+
+def _split_of(rec: Record, pair: tuple) -> Site | None:
+    """The selection that separated the evaluated rows from the rows the fit learned from."""
+    step = separating_step(pair[0], pair[1])
+    return selection_site(rec.selections.get(step[0]) if step is not None else None)
+
+
 def preprocessing_leaks(rec: Record) -> list[Leak]:
     out: list[Leak] = []
     seen: set[int] = set()
@@ -35,15 +46,13 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
         if not held:
             continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
         for f in ev.data.all_stats:
-            if f.kind not in LEARNERS or id(f) in seen or f.ylabel_only or getattr(f, "vocab", False):
+            if not _learned(f) or id(f) in seen or f.ylabel_only:
                 continue
             pair = overlap(f.rows, held)
             if pair is None:
                 continue
             seen.add(id(f))
-            step = separating_step(pair[0], pair[1])
-            sel = rec.selections.get(step[0]) if step is not None else None
-            split = selection_site(sel)
+            split = _split_of(rec, pair)
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
             if split is not None:
@@ -60,7 +69,7 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
                 evidence={"fit": step_text(f.site), "split": step_text(split), "evaluation": step_text(ev.site),
                           "transformer": f.cls.rsplit(".", 1)[-1], "fitted_on": f.data_name,
                           "same_transform_in_training": trained_with(ev, f), "cross_validation": ev.cv,
-                          "kind": f.kind, "vocab": getattr(f, "vocab", False), "scored": ev.scored,
+                          "kind": f.kind, "scored": ev.scored,
                           "fit_cell": step_text(f.site).get("cell"), "split_cell": step_text(split).get("cell"),
                           "eval_cell": step_text(ev.site).get("cell"), "held_out": ev.data.name},
             ))
@@ -76,7 +85,7 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
     trained = {id(g) for fit in models for g in fit.stats}
     for part in rec.held_out_parts:
         for f in part.all_stats:
-            if f.kind not in LEARNERS or id(f) in seen or getattr(f, "vocab", False):
+            if not _learned(f) or id(f) in seen:
                 continue
             if models and id(f) not in trained:
                 continue  # the models so far were trained without this transform
@@ -84,9 +93,7 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
             if pair is None:
                 continue
             seen.add(id(f))
-            step = separating_step(pair[0], pair[1])
-            sel = rec.selections.get(step[0]) if step is not None else None
-            split = selection_site(sel)
+            split = _split_of(rec, pair)
             trail = path_text([("", f.site), ("split", split)])
             out.append(Leak(
                 "preprocessing", f.site,
