@@ -9,10 +9,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+
+class _LazyToml:
+    """tomllib (which imports datetime) is loaded when a pyproject.toml is first read, not at start-up."""
+
+    def __getattr__(self, name: str) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli"), name)
+
+
+tomllib = _LazyToml()
 
 CONSTANT_TYPES = ("str", "int", "float", "bool", "int_list", "str_list", "any")
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from .findings import Finding, Location, Report, Severity, Suppressed
 from .notebook.load import iter_notebook_paths, load_notebook
 from .notebook.model import Notebook
 from .rules.context import NotebookContext
-from .rules.registry import Hit, Rule, all_rules, get_rule, matches
+from .rules.registry import Hit, Rule, get_rule, matches, notebook_rules
 from .suppression import suppressing
 
 
@@ -38,13 +37,25 @@ class Selection:
 
 
 def clear_caches() -> None:
-    """Forget memoised parses (benchmarks measure cold analyses with this)."""
+    """Forget memoised parses and the memos that hold parsed cells (benchmarks measure cold analyses with this;
+    crawl workers call it to keep their memory flat)."""
     from .analysis.parsed import _PARSE_CACHE, _PARSE_LOCK
     from .notebook.ipython_syntax import _to_python_cached
+    from .rules.duplicate_code import _UNITS_CACHE
 
     with _PARSE_LOCK:
         _PARSE_CACHE.clear()
     _to_python_cached.cache_clear()
+    _UNITS_CACHE.clear()
+    import sys
+
+    for module, name in (
+        ("jupyter_trainguard.rules.training_loop", "_MEMO"),
+        ("jupyter_trainguard.analysis.provenance.functions", "_GLOBALS"),
+    ):
+        memo = getattr(sys.modules.get(module), name, None)  # memos keyed by AST node: they pin parsed cells
+        if isinstance(memo, dict):
+            memo.clear()
 
 
 def hit_to_finding(r: Rule, hit: Hit, path: str, config: Config) -> Finding:
@@ -52,10 +63,16 @@ def hit_to_finding(r: Rule, hit: Hit, path: str, config: Config) -> Finding:
     if cell is not None:
         line = cell.source_line(hit.line) if hit.line else None
         end = cell.source_line(hit.end_line) if hit.end_line else None
-        loc = Location(path=path, cell=cell.index, line=line, column=hit.column,
-                       end_line=end if end != line else None,
-                       file_line=cell.file_line_of(line) if line else cell.file_line,
-                       execution_count=cell.execution_count)
+        loc = Location(
+            path=path,
+            cell=cell.index,
+            line=line,
+            column=hit.column,
+            end_line=end if end != line else None,
+            file_line=cell.file_line_of(line) if line else cell.file_line,
+            execution_count=cell.execution_count,
+            cell_id=cell.cell_id,
+        )
     else:
         loc = Location(path=path)
     sev = hit.severity or config.severity.get(r.id) or r.severity
@@ -63,14 +80,24 @@ def hit_to_finding(r: Rule, hit: Hit, path: str, config: Config) -> Finding:
     return f
 
 
-def context_for(nb: Notebook, config: Config) -> NotebookContext:
-    return NotebookContext(notebook=nb, parsed=ParsedNotebook.from_notebook(nb), config=config,
-                           kind=config.notebook_kind(nb.path))
+def context_for(nb: Notebook, config: Config, parsed: ParsedNotebook | None = None) -> NotebookContext:
+    return NotebookContext(
+        notebook=nb,
+        parsed=parsed or ParsedNotebook.from_notebook(nb),
+        config=config,
+        kind=config.notebook_kind(nb.path),
+    )
 
 
-def analyze_notebook(nb: Notebook, config: Config | None = None, selection: Selection = Selection(),
-                     rules: Iterable[Rule] | None = None) -> tuple[Report, NotebookContext | None, dict[str, Any]]:
-    """Run every selected notebook rule; returns the report, the context and project-rule data."""
+def analyze_notebook(
+    nb: Notebook,
+    config: Config | None = None,
+    selection: Selection = Selection(),
+    rules: Iterable[Rule] | None = None,
+    parsed: ParsedNotebook | None = None,
+) -> tuple[Report, NotebookContext | None, dict[str, Any]]:
+    """Run every selected notebook rule; returns the report, the context and project-rule data (`parsed`: the
+    notebook already parsed by the caller)."""
     start = time.perf_counter()
     config = config or load_config(nb.path if os.path.exists(nb.path) else None)
     report = Report(path=nb.path, notebook_kind=config.notebook_kind(nb.path), cells=len(nb.cells))
@@ -78,12 +105,18 @@ def analyze_notebook(nb: Notebook, config: Config | None = None, selection: Sele
     if nb.error:
         report.error = nb.error
         r = get_rule("NB002")
-        report.findings.append(r.finding(Location(nb.path), f"Notebook could not be read: {nb.error}",
-                                         severity=config.severity.get("NB002"), source="static"))
+        report.findings.append(
+            r.finding(
+                Location(nb.path),
+                f"Notebook could not be read: {nb.error}",
+                severity=config.severity.get("NB002"),
+                source="static",
+            )
+        )
         report.elapsed_ms = (time.perf_counter() - start) * 1000
         return report, None, project_data
-    ctx = context_for(nb, config)
-    for r in rules if rules is not None else all_rules():
+    ctx = context_for(nb, config, parsed)
+    for r in rules if rules is not None else notebook_rules():
         if r.scope == "runtime":
             continue
         reason = selection.why_skipped(r, config)
@@ -116,8 +149,7 @@ def _add(report: Report, r: Rule, hit: Hit, config: Config) -> None:
         report.findings.append(finding)
 
 
-def analyze_path(path: str | os.PathLike, config: Config | None = None,
-                 selection: Selection = Selection()) -> Report:
+def analyze_path(path: str | os.PathLike, config: Config | None = None, selection: Selection = Selection()) -> Report:
     return analyze_notebook(load_notebook(path), config, selection)[0]
 
 
@@ -127,8 +159,7 @@ def _scan_one(args: tuple[str, str | None, Selection]) -> tuple[Report, dict[str
         config = load_config(path, explicit=config_file)
     except ConfigError as exc:
         rep = Report(path=path, error=f"configuration error: {exc}")
-        rep.findings.append(get_rule("NB002").finding(Location(path), f"Configuration error: {exc}",
-                                                      source="static"))
+        rep.findings.append(get_rule("NB002").finding(Location(path), f"Configuration error: {exc}", source="static"))
         return rep, {}
     report, _, data = analyze_notebook(load_notebook(path), config, selection)
     return report, data
@@ -148,26 +179,67 @@ class ScanResult:
         return max(sev, key=lambda s: s.rank) if sev else None
 
 
-def scan(paths: list[str | os.PathLike], selection: Selection = Selection(), config_file: str | None = None,
-         jobs: int = 1, progress: Callable[[int, int], None] | None = None) -> ScanResult:
+WORKER_PARSE_CACHE = 1024  # a crawl worker keeps at most this many parsed cells between batches
+
+
+def _scan_many(items: list[tuple[str, str | None, Selection]]) -> list[tuple[Report, dict[str, Any]]]:
+    """One batch in a worker process; the parse memo is emptied when it grows past `WORKER_PARSE_CACHE` cells,
+    so a worker's memory stays flat over a crawl of any length (boilerplate cells are still reused)."""
+    out = [_scan_one(item) for item in items]
+    from .analysis.parsed import _PARSE_CACHE
+
+    if len(_PARSE_CACHE) > WORKER_PARSE_CACHE:
+        clear_caches()
+    return out
+
+
+def iter_scan(
+    files: list[str], selection: Selection = Selection(), config_file: str | None = None, jobs: int = 1, batch: int = 16
+) -> Iterator[tuple[Report, dict[str, Any]]]:
+    """(report, project-rule data) per notebook, in input order, as they are done; nothing is kept here.
+
+    With `jobs` > 1 a process pool scans batches of `batch` files with at most 4 batches per worker in flight, so
+    memory stays flat however many notebooks there are."""
+    work = [(str(f), config_file, selection) for f in files]
+    if jobs <= 1 or len(work) <= 8:
+        for item in work:
+            yield _scan_one(item)
+        return
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = (work[i : i + batch] for i in range(0, len(work), batch))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: deque[Any] = deque()
+        for chunk in chunks:
+            pending.append(pool.submit(_scan_many, chunk))
+            while len(pending) >= jobs * 4:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+
+
+def scan(
+    paths: list[str | os.PathLike],
+    selection: Selection = Selection(),
+    config_file: str | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> ScanResult:
     """Scan files and folders; notebook rules per file (in parallel with `jobs` > 1), then project rules."""
     files, errors = iter_notebook_paths(paths)
     result = ScanResult(errors=errors)
-    work = [(str(f), config_file, selection) for f in files]
     outputs: list[tuple[Report, dict[str, Any]]] = []
-    if jobs > 1 and len(work) > 8:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for i, out in enumerate(pool.map(_scan_one, work, chunksize=max(1, len(work) // (jobs * 8)))):
-                outputs.append(out)
-                if progress:
-                    progress(i + 1, len(work))
-    else:
-        for i, item in enumerate(work):
-            outputs.append(_scan_one(item))
-            if progress:
-                progress(i + 1, len(work))
+    batch = max(1, min(16, len(files) // (max(1, jobs) * 8)))
+    for i, out in enumerate(iter_scan([str(f) for f in files], selection, config_file, jobs, batch)):
+        outputs.append(out)
+        if progress:
+            progress(i + 1, len(files))
     result.reports = [rep for rep, _ in outputs]
     _combine_project_rules(outputs)
+    from .rules.project_facts import once_per_project
+
+    once_per_project(result.reports)  # a project without a lockfile is one finding, not one per notebook
     return result
 
 
@@ -190,8 +262,13 @@ def _combine_project_rules(outputs: list[tuple[Report, dict[str, Any]]]) -> None
                 rep.findings.append(r.finding(loc, message, evidence, source="static"))
 
 
-def analyze_sources(sources: list[str], path: str = "<session>", config: Config | None = None,
-                    selection: Selection = Selection(), execution_counts: list[int | None] | None = None) -> Report:
+def analyze_sources(
+    sources: list[str],
+    path: str = "<session>",
+    config: Config | None = None,
+    selection: Selection = Selection(),
+    execution_counts: list[int | None] | None = None,
+) -> Report:
     """Analyse code strings (the live session's executed cells) with the same rules."""
     from .notebook.load import notebook_from_sources
 

@@ -49,9 +49,37 @@ class Severity(str, enum.Enum):
         return cls(aliases.get(value, value))
 
 
+def cell_label(index: int | None, execution_count: int | None = None) -> str:
+    """The one spelling of a cell in every human-facing text: "cell 3 [In 2]".
+
+    "cell N" is 1-based over all cells, markdown included, as JupyterLab counts them; "[In k]" is the execution
+    count when known. A live-session cell whose place in the notebook is unknown is "[In k]" alone; "" when
+    neither is known.
+    """
+    parts = []
+    if index is not None:
+        parts.append(f"cell {index + 1}")
+    if execution_count is not None:
+        parts.append(f"[In {execution_count}]")
+    return " ".join(parts)
+
+
+def cell_ref(cell: Any) -> str:
+    """The label of a notebook-model cell (`notebook.model.Cell`) for finding messages.
+
+    A cell that carries its own `label` (live-session cells, whose index is a place in the history, not in the
+    notebook) uses it; other cells are labelled from their index and execution count.
+    """
+    label = getattr(cell, "label", None)
+    if label:
+        return label
+    return cell_label(getattr(cell, "index", None), getattr(cell, "execution_count", None)) or "a cell"
+
+
 @dataclass(frozen=True)
 class Location:
-    """Where a finding points: file, cell (0-based index) and line within the cell (1-based)."""
+    """Where a finding points: file, cell (0-based index over all cells, markdown included; JSON `cell_index`),
+    the cell's nbformat id and execution count when known, and the line within the cell (1-based)."""
 
     path: str
     cell: int | None = None
@@ -60,21 +88,48 @@ class Location:
     end_line: int | None = None
     file_line: int | None = None
     execution_count: int | None = None
+    cell_id: str | None = None
+
+    @property
+    def in_session(self) -> bool:
+        """A live-session location ("<session>"): `cell` is a place in the kernel's history, not in a notebook."""
+        return self.path.startswith("<")
+
+    @property
+    def cell_text(self) -> str:
+        """"cell 3 [In 2]" (see `cell_label`); "[In 2]" in a live session; "" when the location names no cell."""
+        if self.in_session and self.execution_count is not None:
+            return cell_label(None, self.execution_count)
+        return cell_label(self.cell, self.execution_count)
 
     def label(self) -> str:
         parts = [self.path]
-        if self.cell is not None:
-            parts.append(f"cell {self.cell + 1}")
+        if self.cell_text:
+            parts.append(self.cell_text)
         if self.line is not None:
             parts.append(f"line {self.line}")
         return ":".join(parts[:1]) + (" (" + ", ".join(parts[1:]) + ")" if len(parts) > 1 else "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        """JSON form: `cell_index` (with `cell`, its 1.0 alias), `cell_id`, `execution_count`, lines. A session
+        location named by its execution count has no `cell_index`: its history place is no notebook cell."""
+        out: dict[str, Any] = {"path": self.path}
+        if self.cell is not None and not (self.in_session and self.execution_count is not None):
+            out["cell_index"] = self.cell
+            out["cell"] = self.cell
+        for key in ("cell_id", "execution_count", "line", "column", "end_line", "file_line"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Location:
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
+        values = {k: data.get(k) for k in cls.__dataclass_fields__ if k in data}
+        if data.get("cell_index") is not None:
+            values["cell"] = data["cell_index"]
+        values.setdefault("path", "<unknown>")
+        return cls(**values)
 
 
 @dataclass

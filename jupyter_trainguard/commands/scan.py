@@ -25,8 +25,12 @@ def split_ids(values: list[str] | None) -> tuple[str, ...]:
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--select", action="append", metavar="IDS",
-                   help="only these rules (ids, id prefixes such as LEAK, or categories), comma-separated")
+    p.add_argument(
+        "--select",
+        action="append",
+        metavar="IDS",
+        help="only these rules (ids, id prefixes such as LEAK, or categories), comma-separated",
+    )
     p.add_argument("--ignore", action="append", metavar="IDS", help="skip these rules (ids, prefixes, categories)")
     p.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of discovering one")
 
@@ -35,11 +39,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="notebooks or folders (searched recursively)")
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE instead of stdout")
-    p.add_argument("--fail-on", choices=["error", "warning", "info", "never"], default=None,
-                   help="exit 1 when a finding is at or above this severity (default: the config's, else error)")
+    p.add_argument(
+        "--fail-on",
+        choices=["error", "warning", "info", "never"],
+        default=None,
+        help="exit 1 when a finding is at or above this severity (default: the config's, else error)",
+    )
     add_selection_arguments(p)
     p.add_argument("-j", "--jobs", type=int, default=1, help="scan files in parallel with N processes")
     p.add_argument("-v", "--verbose", action="store_true", help="also list suppressed findings and skipped rules")
+    p.add_argument("--show-info", action="store_true", help="list info findings in the text output (always counted)")
     p.add_argument("--no-color", action="store_true", help="never colour the text output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -95,14 +104,25 @@ def run(args: argparse.Namespace) -> int:
         return 2
     tty = sys.stderr.isatty()
     try:
-        result = scan(args.paths, selection=selection, config_file=args.config, jobs=args.jobs,
-                      progress=Progress(tty and not args.no_progress))
+        result = scan(
+            args.paths,
+            selection=selection,
+            config_file=args.config,
+            jobs=args.jobs,
+            progress=Progress(tty and not args.no_progress),
+        )
     except ConfigError as exc:
         print(f"trainguard: {exc}", file=sys.stderr)
         return 2
     for err in result.errors:
         print(f"trainguard: {err}", file=sys.stderr)
-    text = render(args.format, result.reports, colour=wants_colour(args), verbose=args.verbose)
+    text = render(
+        args.format,
+        result.reports,
+        colour=wants_colour(args),
+        verbose=args.verbose,
+        show_info=getattr(args, "show_info", False),
+    )
     if not emit(text, args.output):
         return 2
     if result.errors and not result.reports:

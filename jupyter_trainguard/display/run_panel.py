@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..findings import Location
+from ..impact.render import impact_html as _impact_html
+from ..impact.render import impact_of as _impact
+from ..impact.render import impact_text as _impact_text
 from .bundle import RUN_MIME, escape, inline_code, publish
-from .timeline_svg import timeline_svg
+from .timeline_svg import thin, timeline_svg
 
 TABS = ("Checks", "Memory", "Reproducibility", "Tracking")
 _SEV_COLOR = {"error": "#c0392b", "warning": "#d68910", "info": "#2e86c1"}
@@ -37,6 +41,8 @@ def render_text(d: dict[str, Any]) -> str:
     for f in d["findings"]:
         where = _where(f)
         lines.append(f"  {f['severity'].upper():7} {f['rule_id']:9} {f['message']}{where}")
+        if _impact(f):  # what the leak did to the reported metric (jupyter_trainguard.impact)
+            lines.append(f"  {'':7} {'':9} {_impact_text(_impact(f))}")
     mem = d.get("memory") or {}
     if mem:
         lines.append(f"Memory ({mem['backend']}): start {_fmt(mem['start_allocated'])}, peak "
@@ -61,15 +67,20 @@ def render_text(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _where(f: dict[str, Any]) -> str:
-    loc = f.get("location") or {}
+def place(f: dict[str, Any]) -> str:
+    """"cell 4 [In 2], line 5" for a finding about another cell; "" for runtime findings (about this cell)."""
     if f.get("source") == "runtime":
         return ""
-    if loc.get("execution_count") is not None:
-        return f"  [In [{loc['execution_count']}] line {loc.get('line', '?')}]"
-    if loc.get("cell") is not None:
-        return f"  [cell {loc['cell'] + 1} line {loc.get('line', '?')}]"
-    return ""
+    loc = Location.from_dict(f.get("location") or {})
+    parts = [loc.cell_text] if loc.cell_text else []
+    if loc.line is not None:
+        parts.append(f"line {loc.line}")
+    return ", ".join(parts)
+
+
+def _where(f: dict[str, Any]) -> str:
+    text = place(f)
+    return f"  ({text})" if text else ""
 
 
 # ---- HTML sections -----------------------------------------------------------------------------------------
@@ -84,7 +95,8 @@ def checks_html(d: dict[str, Any]) -> str:
         rows = "".join(
             f'<tr><td style="color:{_SEV_COLOR.get(f["severity"], "#000")}">{escape(f["severity"])}</td>'
             f'<td><code>{escape(f["rule_id"])}</code></td><td>{escape(f["source"])}</td>'
-            f'<td>{inline_code(f["message"])}</td><td>{escape(_where(f).strip(" []"))}</td></tr>'
+            f'<td>{inline_code(f["message"])}' + (f'<br>{_impact_html(_impact(f))}' if _impact(f) else '')
+            + f'</td><td>{escape(place(f))}</td></tr>'
             for f in d["findings"])
         out.append('<table class="trainguard-findings"><tr><th>severity</th><th>rule</th><th>source</th>'
                    f"<th>message</th><th>where</th></tr>{rows}</table>")
@@ -129,7 +141,8 @@ def memory_html(d: dict[str, Any]) -> str:
             rows.append(("estimate", f"{_fmt(total)}{ratio}"))
         out.append("<table>" + "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in rows)
                    + "</table>")
-        svg = timeline_svg(mem, est.get("total_bytes") if est.get("available") else None)
+        svg = timeline_svg(mem, est.get("total_bytes") if est.get("available") else None, max_points=60,
+                           max_markers=60)
         if svg:
             out.append(svg)
         largest = mem.get("largest_objects") or []
@@ -196,13 +209,31 @@ def render_html(d: dict[str, Any]) -> str:
 def build_widget(d: dict[str, Any]) -> Any:
     import ipywidgets as w
 
-    tab = w.Tab(children=[w.HTML(fn(d)) for fn in SECTIONS])
+    head = w.HTML(f"<b>{escape(headline(d))}</b>")
+    layout, style = head.layout, head.style  # shared: a saved widget state holds one of each, not one per view
+    tab = w.Tab(children=[w.HTML(fn(d), layout=layout, style=style) for fn in SECTIONS], layout=layout)
     for i, name in enumerate(TABS):
         tab.set_title(i, name)
-    return w.VBox([w.HTML(f"<b>{escape(headline(d))}</b>"), tab])
+    return w.VBox([head, tab], layout=layout)
+
+
+SAVED_POINTS = 40  # memory samples kept in the saved JSON (the full run stays in _trainguard_last and the report)
+
+
+def saved_payload(d: dict[str, Any]) -> dict[str, Any]:
+    """The run JSON as the notebook saves it: every finding and number, the memory timeline thinned to
+    `SAVED_POINTS` samples, step markers as a count (`markers_total`), the five largest objects."""
+    mem = d.get("memory")
+    if not mem:
+        return d
+    small = dict(mem, timeline=thin(mem.get("timeline") or [], SAVED_POINTS), markers=[],
+                 markers_total=mem.get("markers_total", len(mem.get("markers") or [])),
+                 largest_objects=(mem.get("largest_objects") or [])[:5])
+    return dict(d, memory=small)
 
 
 def show_run(run: Any, shell: Any = None) -> None:
-    """Publish a `GuardRun` as widget + text + HTML + the run JSON under RUN_MIME."""
+    """Publish a `GuardRun` as widget + text + compact HTML (its timeline SVG thinned) + the run JSON under
+    RUN_MIME, small enough to save: a guarded cell adds a few KB to the notebook file."""
     d = run.to_dict()
-    publish(render_text(d), render_html(d), d, RUN_MIME, lambda: build_widget(d), shell=shell)
+    publish(render_text(d), render_html(d), saved_payload(d), RUN_MIME, lambda: build_widget(d), shell=shell)

@@ -17,10 +17,27 @@ def _fmt(n: float) -> str:
     return f"{n:.1f} TiB"
 
 
-def timeline_svg(memory: dict[str, Any], estimate_bytes: int | None = None) -> str:
-    """Allocated (solid) and reserved (dashed) over time, optimizer steps as ticks, the peak as a line."""
-    points = memory.get("timeline") or []
-    markers = memory.get("markers") or []
+def thin(points: list, limit: int) -> list:
+    """At most `limit` points, in time order: each bucket keeps its highest allocation (peaks stay visible)."""
+    if len(points) <= limit or limit < 2:
+        return list(points)
+    size = len(points) / limit
+    out = [max(points[int(i * size):max(int((i + 1) * size), int(i * size) + 1)], key=lambda p: p[1])
+           for i in range(limit)]
+    out[-1] = points[-1] if points[-1][0] > out[-1][0] else out[-1]
+    return out
+
+
+def timeline_svg(memory: dict[str, Any], estimate_bytes: int | None = None, max_points: int = 120,
+                 max_markers: int = 120) -> str:
+    """Allocated (solid) and reserved (dashed) over time, optimizer steps as ticks, the peak as a line.
+
+    Small on purpose (it is saved in the notebook): at most `max_points` samples and `max_markers` step ticks,
+    the ticks drawn as one path."""
+    points = thin(memory.get("timeline") or [], max_points)
+    all_markers = memory.get("markers") or []
+    n_markers = int(memory.get("markers_total") or len(all_markers))
+    markers = all_markers[::max(1, -(-len(all_markers) // max_markers))] if max_markers else []
     if len(points) < 2:
         return ""
     t_max = max(p[0] for p in points) or 1e-9
@@ -48,9 +65,9 @@ def timeline_svg(memory: dict[str, Any], estimate_bytes: int | None = None) -> s
                      'stroke-width="1.5"><title>reserved</title></polyline>')
     parts.append(f'<polyline points="{alloc}" fill="none" stroke="#2c6fbb" stroke-width="1.8">'
                  '<title>allocated</title></polyline>')
-    for t, step, _ in markers[:500]:
-        parts.append(f'<line x1="{x(t):.1f}" y1="{H - PAD_B}" x2="{x(t):.1f}" y2="{H - PAD_B - 5}" '
-                     f'stroke="#555"><title>step {int(step)}</title></line>')
+    if markers:
+        ticks = "".join(f"M{x(m[0]):.1f} {H - PAD_B}v-5" for m in markers)
+        parts.append(f'<path d="{ticks}" stroke="#555"><title>optimizer steps</title></path>')
     if peak:
         parts.append(f'<line x1="{PAD_L}" y1="{y(peak):.1f}" x2="{W - PAD_R}" y2="{y(peak):.1f}" stroke="#c0392b" '
                      f'stroke-dasharray="2 2"/><text x="{W - PAD_R}" y="{y(peak) - 3:.1f}" text-anchor="end" '
@@ -62,6 +79,6 @@ def timeline_svg(memory: dict[str, Any], estimate_bytes: int | None = None) -> s
     parts.append(f'<text x="{PAD_L - 4}" y="{PAD_T + 4}" text-anchor="end">{escape(_fmt(y_top))}</text>')
     parts.append(f'<text x="{PAD_L - 4}" y="{H - PAD_B}" text-anchor="end">{escape(_fmt(y_bot))}</text>')
     parts.append(f'<text x="{W - PAD_R}" y="{H - 8}" text-anchor="end">{t_max:.2f} s</text>')
-    parts.append(f'<text x="{PAD_L}" y="{H - 8}">0 s · {len(markers)} optimizer steps marked</text>')
+    parts.append(f'<text x="{PAD_L}" y="{H - 8}">0 s · {n_markers} optimizer steps</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .model import SAFE, UNSAFE
+from .model import SAFE, UNSAFE, Left
 
 if TYPE_CHECKING:
     from .context import FixContext
@@ -41,10 +42,36 @@ def fixer(*, id: str, rules: tuple[str, ...] | str, safety: str, description: st
     def register(fn: Callable) -> Callable:
         if id in _FIXERS:
             raise ValueError(f"fixer {id} registered twice")
-        _FIXERS[id] = Fixer(id, rule_ids, safety, description, category, order, fn)
+        _FIXERS[id] = Fixer(id, rule_ids, safety, description, category, order, _reporting_missing(fn, rule_ids))
         return fn
 
     return register
+
+
+def missing_package_reason(exc: ModuleNotFoundError) -> str:
+    """The message for a fix that cannot run because an optional package is not installed."""
+    name = (exc.name or str(exc)).split(".")[0]
+    return (f"automatic fixes need the package `{name}`, which is not installed in this environment; "
+            f"install it (`pip install {name}`) and run `trainguard fix` again")
+
+
+def _reporting_missing(fn: Callable[[FixContext], None], rule_ids: tuple[str, ...]) -> Callable[[FixContext], None]:
+    """Run `fn`; a package it needs that is missing is said once per notebook, in plain words (never reported as
+    an internal error of the fixer). Every fixer parses with libcst, so the other fixes are not tried either: the
+    one message stands for all of them."""
+
+    @functools.wraps(fn)
+    def run(ctx: FixContext) -> None:
+        try:
+            fn(ctx)
+        except ModuleNotFoundError as exc:
+            reason = missing_package_reason(exc)
+            if not any(x.reason == reason for x in ctx.left):
+                fid = ctx.fixer.id if ctx.fixer else None
+                ctx.left.append(Left(ctx.path, rule_ids[0], "notebook", None, reason, fid))
+            ctx.selected.clear()
+
+    return run
 
 
 def all_fixers() -> list[Fixer]:

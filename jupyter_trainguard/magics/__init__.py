@@ -28,9 +28,15 @@ def register(ipython) -> None:
         ipython.register_magics(instance)
         instances.append(instance)
     _registered[id(ipython)] = instances
+    from ..runtime.session_log import watch
+
+    watch(ipython)  # the guard analyses what the kernel holds (re-runs replace, failed compiles drop out)
 
 
 def unregister(ipython) -> None:
+    from ..runtime.session_log import unwatch
+
+    unwatch(ipython)
     for instance in _registered.pop(id(ipython), []):
         for kind, names in getattr(instance, "magics", {}).items():
             for name in names:

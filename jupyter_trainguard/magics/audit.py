@@ -12,9 +12,11 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-USAGE = ("%trainaudit [PATH ...] [--last] [--rerun CELL --metric NAME [--tol X] [--seed N]] "
-         "[--checkpoint FILE] [--unsafe-load] [--format panel|md|json|html|text] [--out FILE] "
-         "[--select IDS] [--ignore IDS] [--no-log] [--no-hash]")
+USAGE = (
+    "%trainaudit [PATH ...] [--last] [--rerun CELL --metric NAME [--tol X] [--seed N]] "
+    "[--checkpoint FILE] [--unsafe-load] [--format panel|md|json|html|text] [--out FILE] "
+    "[--select IDS] [--ignore IDS] [--no-log] [--no-hash] [--impact [--impact-budget SECONDS] [--replay]]"
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore", action="append")
     p.add_argument("--no-log", action="store_true")
     p.add_argument("--no-hash", action="store_true")
+    p.add_argument("--impact", action="store_true")
+    p.add_argument("--impact-budget", type=float, default=None, metavar="SECONDS")
+    p.add_argument("--replay", action="store_true")
     p.add_argument("-h", "--help", action="store_true")
     return p
 
@@ -59,7 +64,11 @@ class TrainAuditMagics(Magics):
 
     @line_magic
     def trainaudit(self, line: str = "") -> None:
-        """Review the training pipeline (reproducibility, split & leakage, temporal, checkpointing, tracking)."""
+        """Review the training pipeline (reproducibility, split & leakage, temporal, checkpointing, tracking).
+
+        `--impact` also refits clones of the live model without each leak found and reports the honest metric next
+        to the reported one (budget: `--impact-budget SECONDS`, default 30 s; 1 GiB of copies); `--replay` measures
+        the leaks a refit cannot by replaying the session's cells with the fixes in a separate kernel, on copies."""
         try:
             args = build_parser().parse_args(shlex.split(line))
         except ValueError as exc:  # an unknown or malformed option fails the cell, as IPython's own magics do
@@ -96,8 +105,9 @@ class TrainAuditMagics(Magics):
         if args.paths:
             if args.rerun is not None:
                 print("%trainaudit: --rerun applies to the live session only; ignored for PATH")
-            audit, errors = review.audit_paths(args.paths, selection, checkpoints=args.checkpoint,
-                                               unsafe_load=args.unsafe_load)
+            audit, errors = review.audit_paths(
+                args.paths, selection, checkpoints=args.checkpoint, unsafe_load=args.unsafe_load
+            )
             for err in errors:
                 print(f"%trainaudit: {err}")
             return audit
@@ -106,8 +116,18 @@ class TrainAuditMagics(Magics):
             from ..report.rerun import rerun_cell
 
             rerun = rerun_cell(self.shell, args.rerun, args.metric, tol=args.tol, seed=args.seed)
-        audit = review.audit_session(ns, selection, rerun=rerun, checkpoints=args.checkpoint,
-                                     unsafe_load=args.unsafe_load, shell=self.shell, hash_data=not args.no_hash)
+        audit = review.audit_session(
+            ns,
+            selection,
+            rerun=rerun,
+            checkpoints=args.checkpoint,
+            unsafe_load=args.unsafe_load,
+            shell=self.shell,
+            hash_data=not args.no_hash,
+            impact=args.impact or args.impact_budget is not None or args.replay,
+            impact_budget=args.impact_budget,
+            impact_replay=args.replay,
+        )
         if not args.no_log:
             from ..report.mlflow_log import log_to_active_run
             from ..report.render import render_markdown
@@ -140,8 +160,14 @@ class TrainAuditMagics(Magics):
             else:
                 return
         if fmt == "panel":
-            publish(render_text(audit), render_html(audit), audit.to_dict(), AUDIT_MIME,
-                    widget_factory=lambda: make_panel(audit), shell=self.shell)
+            publish(
+                render_text(audit),
+                render_html(audit),
+                audit.to_dict(),
+                AUDIT_MIME,
+                widget_factory=lambda: make_panel(audit),
+                shell=self.shell,
+            )
         elif fmt == "md":
             from IPython.display import Markdown, display
 

@@ -15,6 +15,24 @@ PYTHON_BODY_MAGICS = frozenset(
     }
 )
 
+# Line magics (IPython's, ipykernel's and common extensions') and shell aliases that IPython runs without the `%`
+# when a cell is that one line ("automagic"): `pip install x`, `cd data`, `matplotlib inline`.
+AUTOMAGICS = frozenset(
+    {
+        "alias", "alias_magic", "autoawait", "autocall", "automagic", "autosave", "bookmark", "cat", "cd", "clear",
+        "colors", "conda", "config", "connect_info", "cp", "debug", "dhist", "dirs", "doctest_mode", "ed", "edit",
+        "env", "gui", "hist", "history", "killbgscripts", "ldir", "less", "lf", "lk", "ll", "load", "load_ext",
+        "loadpy", "logoff", "logon", "logstart", "logstate", "logstop", "ls", "lsmagic", "lx", "macro", "magic",
+        "mamba", "man", "matplotlib", "micromamba", "mkdir", "more", "mv", "notebook", "page", "pastebin", "pdb",
+        "pdef", "pdoc", "pfile", "pinfo", "pinfo2", "pip", "popd", "pprint", "precision", "prun", "psearch",
+        "psource", "pushd", "pwd", "pycat", "pylab", "qtconsole", "quickref", "recall", "rehashx", "reload_ext",
+        "rep", "rerun", "reset", "reset_selective", "rm", "rmdir", "run", "save", "sc", "set_env", "store", "sx",
+        "system", "tb", "time", "timeit", "unalias", "unload_ext", "uv", "who", "who_ls", "whos", "xdel", "xmode",
+        "autoreload", "aimport", "tensorboard", "memit", "mprun", "lprun",
+    }
+)
+_AUTOMAGIC_HEAD = re.compile(r"^([A-Za-z_][\w]*)(?:\s|$)")
+
 MAX_TRANSFORMER_ESCAPES = 64
 MAX_TRANSFORMER_CHARS = 200_000
 _ESCAPE_RE = re.compile(r"^[ \t]*[%!?]|\?[ \t]*$|=[ \t]*[%!][A-Za-z_]", re.MULTILINE)
@@ -59,7 +77,9 @@ def _to_python(source: str) -> tuple[str | None, list[int], str | None]:
     magic, body, offset = split_cell_magic(source)
     if magic is not None and magic not in PYTHON_BODY_MAGICS:
         return None, [], magic
-    code = body
+    code = _dedent_first_line(body)
+    if magic is None:
+        code = _automagic(code)
     n_lines = code.count("\n") + 1
     line_map = [offset + i + 1 for i in range(n_lines)]
     escapes = len(_ESCAPE_RE.findall(code))
@@ -79,6 +99,40 @@ def _to_python(source: str) -> tuple[str | None, list[int], str | None]:
     if new_lines != n_lines:  # continuation lines were merged: keep the map monotone and in range
         line_map = [line_map[min(i, n_lines - 1)] for i in range(new_lines)]
     return transformed, line_map, magic
+
+
+def _dedent_first_line(code: str) -> str:
+    """IPython's `leading_indent`: when the first non-blank line is indented, that indentation is removed from
+    every line that starts with it (a cell pasted with one leading space runs). Line for line, so the map holds."""
+    lines = code.split("\n")
+    first = next((ln for ln in lines if ln.strip()), "")
+    space = first[: len(first) - len(first.lstrip(" \t"))]
+    if not space:
+        return code
+    return "\n".join(ln[len(space):] if ln.startswith(space) else ln for ln in lines)
+
+
+def _automagic(code: str) -> str:
+    """IPython's automagic: a cell that is one line (after its leading blank lines), starting with the name of a
+    line magic or shell alias and not valid Python (`pip install x`), runs as that magic. Longer cells are not
+    prefiltered by IPython, and neither are lines that parse as Python, so their errors stay errors."""
+    lines = code.split("\n")
+    lead = 0
+    while lead < len(lines) and not lines[lead].strip():
+        lead += 1
+    rest = "\n".join(lines[lead:])
+    if lead == len(lines) or len(rest.splitlines()) != 1:
+        return code
+    head = _AUTOMAGIC_HEAD.match(lines[lead])
+    if head is None or head.group(1) not in AUTOMAGICS:
+        return code
+    try:
+        compile(lines[lead], "<cell>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        return code
+    except (SyntaxError, ValueError):
+        pass
+    lines[lead] = "%" + lines[lead]
+    return "\n".join(lines)
 
 
 _TIMED = re.compile(r"^(\s*)%(?:time|timeit|prun|memit)(?:\s+-\S+)*\s+(.*)$")

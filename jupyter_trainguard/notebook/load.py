@@ -10,7 +10,9 @@ from .model import Cell, Notebook
 from .pyscript import is_notebook_script, notebook_from_script
 
 MAX_BYTES = 64 * 1024 * 1024
-NOTEBOOK_SUFFIXES = (".ipynb", ".py")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".myst", ".mystnb", ".mnb", ".Rmd")  # jupytext's Markdown family
+TEXT_SUFFIXES = (".py", *MARKDOWN_SUFFIXES)
+NOTEBOOK_SUFFIXES = (".ipynb", *TEXT_SUFFIXES)
 SKIP_DIRS = frozenset({".git", ".ipynb_checkpoints", "__pycache__", "node_modules", ".venv", "venv", ".tox",
                        "site-packages", ".mypy_cache", ".ruff_cache", "build", "dist"})
 
@@ -37,8 +39,24 @@ def notebook_from_bytes(path: str, raw: bytes) -> Notebook:
     if b"\x00" in raw[:8192] and not raw.lstrip().startswith(b"{"):
         return Notebook(path=path, error="binary file, not a notebook")
     text = decode(raw, warnings)
-    if path.endswith(".ipynb") or (not path.endswith(".py") and text.lstrip().startswith("{")):
+    if path.endswith(".ipynb") or (not path.endswith(TEXT_SUFFIXES) and text.lstrip().startswith("{")):
         return notebook_from_json(path, text, warnings)
+    return notebook_from_text(path, text, warnings)
+
+
+def notebook_from_text(path: str, text: str, warnings: list[str]) -> Notebook:
+    """A text notebook: through jupytext when it is installed (every format it knows, exact file lines), else
+    the own percent/light parser for `.py`. A plain script without cell markers is one code cell either way."""
+    markdown = path.endswith(MARKDOWN_SUFFIXES)
+    if markdown or is_notebook_script(text):
+        from .jupytext_read import read_text_notebook
+
+        nb = read_text_notebook(path, text, warnings)
+        if nb is not None:
+            return nb
+        if markdown:
+            return Notebook(path=path, format=Path(path).suffix.lstrip("."), warnings=warnings,
+                            error="reading Markdown notebooks needs jupytext (`pip install jupytext`)")
     return notebook_from_script(path, text, warnings)
 
 
@@ -49,7 +67,8 @@ def notebook_from_sources(path: str, sources: list[str], execution_counts: list[
     nb = Notebook(path=path, format="session")
     for i, src in enumerate(sources):
         count = execution_counts[i] if execution_counts else None
-        cell = Cell(index=i, cell_type="code", source=src, execution_count=count)
+        cell = Cell(index=i, cell_type="code", source=src, execution_count=count,
+                    label=None if count is None else f"[In {count}]")  # its place in a notebook is unknown
         cell.python, cell.line_map, cell.cell_magic = to_python(src)
         nb.cells.append(cell)
     return nb
@@ -58,11 +77,13 @@ def notebook_from_sources(path: str, sources: list[str], execution_counts: list[
 def iter_notebook_paths(paths: list[str | os.PathLike], include_py: bool = True) -> tuple[list[Path], list[str]]:
     """Expand files and folders into notebook paths; returns (paths, errors for missing inputs).
 
-    Files named explicitly are always taken; inside folders, `.ipynb` files are taken, and `.py` files only
-    when they carry jupytext cell markers.
+    Files named explicitly are always taken; inside folders, `.ipynb` files are taken, `.py` files only when they
+    carry jupytext cell markers, Markdown notebooks (jupytext/MyST header) only when jupytext is installed, and a
+    text notebook paired with an `.ipynb` beside it is left to that `.ipynb` (the same cells, reported once).
     """
     found: list[Path] = []
     errors: list[str] = []
+    markdown_ok: bool | None = None
     for entry in paths:
         p = Path(entry)
         if p.is_file():
@@ -70,11 +91,21 @@ def iter_notebook_paths(paths: list[str | os.PathLike], include_py: bool = True)
         elif p.is_dir():
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                names = set(files)
                 for name in sorted(files):
                     f = Path(root) / name
                     if name.endswith(".ipynb"):
                         found.append(f)
-                    elif include_py and name.endswith(".py") and _looks_like_notebook(f):
+                    elif not include_py or not name.endswith(TEXT_SUFFIXES):
+                        continue
+                    elif name.endswith(MARKDOWN_SUFFIXES):
+                        if markdown_ok is None:
+                            from .jupytext_read import available
+
+                            markdown_ok = available()
+                        if markdown_ok and _looks_like_notebook(f, names, markdown=True):
+                            found.append(f)
+                    elif _looks_like_notebook(f, names):
                         found.append(f)
         else:
             errors.append(f"{p}: no such file or directory")
@@ -88,10 +119,14 @@ def iter_notebook_paths(paths: list[str | os.PathLike], include_py: bool = True)
     return unique, errors
 
 
-def _looks_like_notebook(path: Path) -> bool:
+def _looks_like_notebook(path: Path, siblings: set[str], markdown: bool = False) -> bool:
+    from .jupytext_read import declared_pair, looks_like_text_notebook
+
     try:
         with open(path, "rb") as fh:
-            head = fh.read(256 * 1024)
+            head = fh.read(256 * 1024).decode("utf-8", errors="replace")
     except OSError:
         return False
-    return is_notebook_script(head.decode("utf-8", errors="replace"))
+    if not (looks_like_text_notebook(head) if markdown else is_notebook_script(head)):
+        return False
+    return not (declared_pair(head) and path.with_suffix(".ipynb").name in siblings)

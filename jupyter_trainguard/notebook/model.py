@@ -16,10 +16,12 @@ class Cell:
     line_map: list[int] = field(default_factory=list)  # python line (0-based idx) -> source line (1-based)
     execution_count: int | None = None
     file_line: int | None = None  # for text formats: file line of the cell's first source line
+    file_line_map: list[int] = field(default_factory=list)  # text formats read by jupytext: source line -> file line
     cell_magic: str | None = None
     cell_id: str | None = None
     tags: tuple[str, ...] = ()
     outputs: list[dict] = field(default_factory=list)
+    label: str | None = None  # how messages name the cell when `index` is not its place in a notebook (session)
 
     @property
     def is_code(self) -> bool:
@@ -33,6 +35,8 @@ class Cell:
         return self.line_map[idx]
 
     def file_line_of(self, source_line: int) -> int | None:
+        if self.file_line_map and 1 <= source_line <= len(self.file_line_map):
+            return self.file_line_map[source_line - 1]
         if self.file_line is None:
             return None
         return self.file_line + source_line - 1
@@ -44,7 +48,7 @@ class Notebook:
 
     path: str
     cells: list[Cell] = field(default_factory=list)
-    format: str = "ipynb"  # "ipynb" | "py:percent" | "py:light" | "py" | "session"
+    format: str = "ipynb"  # "ipynb" | "py:percent" | "py:light" | "py" | "md:myst" (any jupytext one) | "session"
     nbformat: tuple[int, int] | None = None
     metadata: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)

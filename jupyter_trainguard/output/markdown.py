@@ -27,10 +27,10 @@ def render_markdown(reports: list[Report], **_: object) -> str:
             out.append("|---|---|---|---|---|")
             for f in rep.sorted_findings():
                 loc = f.location
-                where = f"cell {loc.cell + 1}" if loc.cell is not None else "notebook"
+                where = loc.cell_text or "notebook"
                 if loc.line:
                     where += f", line {loc.line}"
-                out.append(f"| {where} | {f.rule_id} ({f.severity.value}) | {md_escape(f.message)} | "
+                out.append(f"| {md_escape(where)} | {f.rule_id} ({f.severity.value}) | {md_escape(f.message)} | "
                            f"{md_escape(f.impact)} | {md_escape(f.fix)} |")
             out.append("")
         if rep.suppressed:

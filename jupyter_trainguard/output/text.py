@@ -15,20 +15,24 @@ def _paint(text: str, code: str, colour: bool) -> str:
 def _where(f: Finding) -> str:
     loc = f.location
     parts = [loc.path]
-    if loc.cell is not None:
-        parts.append(f"cell {loc.cell + 1}")
+    if loc.cell_text:
+        parts.append(loc.cell_text)
     if loc.line is not None:
         parts.append(f"line {loc.line}")
     return ":".join(parts)
 
 
-def render_text(reports: list[Report], colour: bool = False, verbose: bool = False, **_: object) -> str:
+def render_text(reports: list[Report], colour: bool = False, verbose: bool = False, show_info: bool = False,
+                **_: object) -> str:
+    """Findings, one block each; info findings only with `show_info` (or `verbose`), always counted."""
     lines: list[str] = []
     totals = {"error": 0, "warning": 0, "info": 0}
     n_suppressed = 0
     for rep in reports:
         for f in rep.sorted_findings():
             totals[f.severity.value] += 1
+            if f.severity.value == "info" and not (show_info or verbose):
+                continue
             sev = _paint(f.severity.value, _COLOURS[f.severity.value], colour)
             lines.append(f"{_paint(_where(f), _BOLD, colour)}: {sev} {f.rule_id} [{f.category}] {f.message}")
             if f.impact:
@@ -44,6 +48,8 @@ def render_text(reports: list[Report], colour: bool = False, verbose: bool = Fal
     n_files = len(reports)
     summary = (f"{n_files} notebook{'s' if n_files != 1 else ''} scanned: {totals['error']} error(s), "
                f"{totals['warning']} warning(s), {totals['info']} info")
+    if totals["info"] and not (show_info or verbose):
+        summary += " (not shown; --show-info lists them)"
     if n_suppressed:
         summary += f"; {n_suppressed} suppressed inline"
     skipped = {rid for rep in reports for rid in rep.skipped_rules}

@@ -7,12 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..findings import Finding, Report, Severity, Suppressed
+from ..findings import Finding, Report, Severity, Suppressed, cell_label
 from ..rules.registry import Rule, all_rules
 from .checkpoint_keys import COMPONENTS
 from .model import AuditReport, Line, Part
 from .parts import PART_TITLES, by_priority, part_of
-from .signals import LOCKFILES, Fact, Signals
+from .signals import Fact, Signals
 
 RESUME_NEEDS = ("model", "optimizer", "progress")
 ML_MODULES = frozenset({"sklearn", "torch", "xgboost", "lightgbm", "catboost", "tensorflow", "keras", "lightning",
@@ -33,39 +33,32 @@ def _fact_line(label: str, f: Fact, value: str | None = None) -> Line:
 
 def _finding_where(f: Finding) -> str:
     loc = f.location
-    out = f"cell {loc.cell + 1}" if loc.cell is not None else Path(loc.path).name or loc.path
+    out = loc.cell_text or Path(loc.path).name or loc.path  # "cell 3 [In 2]" (findings.cell_label)
     if loc.line:
         out += f", line {loc.line}"
     return out
 
 
-def find_lockfiles(start: str | os.PathLike | None) -> list[str]:
-    """Lockfiles / pinned requirement files in the folder of `start` and its parents (up to the git root)."""
-    here = Path(start or Path.cwd()).resolve()
-    if here.is_file() or not here.exists():
-        here = here.parent
-    found: list[str] = []
-    for folder in [here, *here.parents][:6]:
-        for name in LOCKFILES:
-            p = folder / name
-            if p.is_file():
-                found.append(str(p))
-        if (folder / ".git").exists():
-            break
-    return found
+def environment_line(env_start: str | os.PathLike | None) -> Line:
+    """Where the dependencies are pinned, found by the same lookup as ENV001 (folder of `env_start`, else the
+    working folder, up to the config or repository root), so the review and the rule cannot disagree."""
+    from ..config import ConfigError, load_config
+    from ..rules.environment import all_pinned, pinning
 
-
-def requirements_pinned(path: str) -> bool | None:
-    """For a requirements*.txt: are all requirements pinned with == (or a hash/URL)? None for other lockfiles."""
-    if not path.endswith(".txt"):
-        return None
+    here = Path(env_start or Path.cwd()).resolve()
+    folder = here.parent if here.is_file() or not here.exists() else here
     try:
-        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    reqs = [ln.split("#")[0].strip() for ln in lines]
-    reqs = [r for r in reqs if r and not r.startswith("-")]
-    return bool(reqs) and all("==" in r or "@" in r or "--hash" in r for r in reqs)
+        config = load_config(folder)
+        root = config.root if config.source is not None else None
+    except ConfigError:
+        root = None
+    found, dirs = pinning(folder, root)
+    if found is not None:
+        pinned = all_pinned(found)
+        state = "" if pinned is None else (" (all pinned)" if pinned else " (NOT all pinned with ==)")
+        return Line("Environment", f"{found.name}{state}", str(found.parent))
+    top = dirs[-1].name or str(dirs[-1])
+    return Line("Environment", f"no lockfile or pinned requirements (searched {len(dirs)} folder(s) up to {top})")
 
 
 def _group(findings: list[Finding]) -> dict[str, list[Finding]]:
@@ -217,14 +210,7 @@ def _reproducibility(part: Part, audit: AuditReport, s: Signals, env_start: str 
         part.lines.append(_fact_line("Determinism", f))
     if s.uses_torch and not s.determinism:
         part.lines.append(Line("Determinism", "torch deterministic algorithms / cuDNN flags not set"))
-    locks = find_lockfiles(env_start)
-    if locks:
-        for p in locks:
-            pinned = requirements_pinned(p)
-            state = "" if pinned is None else (" (all pinned)" if pinned else " (NOT all pinned with ==)")
-            part.lines.append(Line("Environment", f"{Path(p).name}{state}", str(Path(p).parent)))
-    else:
-        part.lines.append(Line("Environment", "no lockfile or requirements file found next to the notebook(s)"))
+    part.lines.append(environment_line(env_start))
     rr = audit.rerun
     if rr is None:
         part.lines.append(Line("Rerun", "not checked (run `%trainaudit --rerun CELL --metric NAME`)"))
@@ -235,7 +221,8 @@ def _reproducibility(part: Part, audit: AuditReport, s: Signals, env_start: str 
     coverage = f"{sum(covered)}/{len(covered)} RNG families seeded" if covered else "no RNG use seen"
     if rr and not rr.get("error") and rr.get("matched") is False:
         part.status = "issues"
-        part.verdict = f"NOT REPRODUCIBLE: the rerun of cell {rr['cell']} gave a different {rr['metric']}; {coverage}."
+        cell = rr.get("label") or cell_label(None, rr["cell"])
+        part.verdict = f"NOT REPRODUCIBLE: the rerun of {cell} gave a different {rr['metric']}; {coverage}."
     elif part.status == "issues" or (covered and not all(covered)):
         part.status = "issues"
         part.verdict = f"AT RISK: {coverage}; " + (f"{len(part.findings)} finding(s)." if part.findings

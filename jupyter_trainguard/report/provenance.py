@@ -143,27 +143,102 @@ def _is_dataset_candidate(name: str, value: Any) -> bool:
     return n >= 2
 
 
-def dataset_hashes(user_ns: dict[str, Any], limit: int = MAX_DATASETS) -> dict[str, dict[str, Any]]:
-    """Hash every data frame, series, array and CPU tensor in the namespace (the same object once, all names)."""
+def hash_dataset_object(ds: Any) -> dict[str, Any] | None:
+    """A torch-style Dataset (what a DataLoader reads): hashed through the arrays it stores (`tensors` of a
+    TensorDataset, `data`/`targets` of torchvision-style sets, a Subset's parent and indices)."""
+    if hasattr(ds, "dataset") and hasattr(ds, "indices"):  # Subset / random_split
+        parent = hash_dataset_object(ds.dataset) or {}
+        indices = repr(list(ds.indices)).encode()
+        return {"type": type(ds).__name__, "length": len(ds.indices), "of": parent.get("type"),
+                "sha256": _sha256([str(parent.get("sha256")).encode(), indices]) if parent.get("sha256") else None,
+                "method": "parent dataset hash + indices"}
+    tensors = getattr(ds, "tensors", None)
+    if isinstance(tensors, tuple):
+        parts = [("tensors", t) for t in tensors]
+    else:
+        parts = [(a, getattr(ds, a, None)) for a in ("data", "targets", "labels")]
+    hashed = [(a, hash_dataset(v)) for a, v in parts if v is not None]
+    hashed = [(a, h) for a, h in hashed if h is not None]
+    try:
+        length = len(ds)
+    except Exception:  # noqa: BLE001 - an iterable dataset
+        length = None
+    if not hashed:
+        return {"type": type(ds).__name__, "length": length, "sha256": None,
+                "note": "not hashed: it stores no arrays to read (a custom Dataset)"}
+    shas = [h.get("sha256") for _, h in hashed]
+    return {"type": type(ds).__name__, "length": length, "shape": hashed[0][1].get("shape"),
+            "sha256": _sha256([str(x).encode() for x in shas]) if all(shas) else None,
+            "method": "hash of its " + ", ".join(sorted({a for a, _ in hashed}))}
+
+
+def _executed_code(user_ns: dict[str, Any]) -> list[str]:
+    code = user_ns.get("In")
+    return [c for c in code if isinstance(c, str)] if isinstance(code, list) else []
+
+
+def _models(user_ns: dict[str, Any]) -> frozenset[str]:
+    """Names of callable models (torch modules, Keras models): `name(x)` computes an output, not a dataset."""
+    return frozenset(n for n, v in user_ns.items() if not n.startswith("_") and callable(v) and not isinstance(v, type)
+                     and ((hasattr(v, "forward") and hasattr(v, "parameters"))
+                          or (hasattr(v, "call") and hasattr(v, "trainable_weights"))))
+
+
+def _safe(fn: Any, value: Any) -> dict[str, Any] | None:
+    try:
+        return fn(value)
+    except Exception as exc:  # noqa: BLE001 - a strange subclass must not stop the audit
+        return {"type": type(value).__name__, "sha256": None, "note": f"not hashed: {type(exc).__name__}"}
+
+
+def dataset_hashes(user_ns: dict[str, Any], limit: int = MAX_DATASETS, sources: list[str] | None = None,
+                   skipped: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Hash the session's datasets (the same object once, all its names), with the role that made each one.
+
+    First what training and evaluation read (the datasets of DataLoaders, names passed to fit/score/split/...),
+    then the other data frames, arrays and CPU tensors; names that only hold a loop's last batch, a model's
+    output or one sample (seen in the executed code, `sources` or the namespace's `In`) are left out, with
+    the reason in `skipped`.
+    """
+    from .data_roles import code_roles
+
+    roles = code_roles(sources if sources is not None else _executed_code(user_ns), _models(user_ns))
+    names = {id(v): n for n, v in sorted(user_ns.items(), reverse=True) if not n.startswith("_")}
     out: dict[str, dict[str, Any]] = {}
     seen: dict[int, str] = {}
+
+    def add(name: str, value: Any, info: dict[str, Any] | None, role: str) -> None:
+        if id(value) in seen:
+            first = out[seen[id(value)]]
+            if name != seen[id(value)] and name not in first.get("aliases", []):
+                first.setdefault("aliases", []).append(name)
+            return
+        if info is None or len(out) >= limit:
+            return
+        out[name] = dict(info, role=role)
+        seen[id(value)] = name
+
+    for name, value in sorted(user_ns.items()):  # what DataLoaders read
+        ds = getattr(value, "dataset", None)
+        if not name.startswith("_") and type(value).__name__.endswith("DataLoader") and ds is not None:
+            add(names.get(id(ds), f"{name}.dataset"), ds, _safe(hash_dataset_object, ds), f"read by {name}")
+    for name, call in sorted(roles.used.items()):  # passed to training/evaluation calls
+        value = user_ns.get(name)
+        if name in user_ns and name not in roles.leftover and not name.startswith("_"):
+            if _is_dataset_candidate(name, value):
+                add(name, value, _safe(hash_dataset, value), f"passed to {call}()")
+            elif hasattr(value, "__len__") and hasattr(value, "__getitem__") and (
+                    hasattr(value, "tensors") or hasattr(value, "data") and hasattr(value, "targets")):
+                add(name, value, _safe(hash_dataset_object, value), f"passed to {call}()")
     for name in sorted(user_ns):
         value = user_ns[name]
         if not _is_dataset_candidate(name, value):
             continue
-        if id(value) in seen:
-            out[seen[id(value)]].setdefault("aliases", []).append(name)
+        if name in roles.leftover and id(value) not in seen:
+            if skipped is not None:
+                skipped[name] = roles.leftover[name]
             continue
-        try:
-            info = hash_dataset(value)
-        except Exception as exc:  # a strange subclass must not stop the audit
-            info = {"type": type(value).__name__, "sha256": None, "note": f"not hashed: {type(exc).__name__}"}
-        if info is None:
-            continue
-        out[name] = info
-        seen[id(value)] = name
-        if len(out) >= limit:
-            break
+        add(name, value, _safe(hash_dataset, value), "in the namespace")
     return out
 
 
@@ -196,5 +271,8 @@ def collect_provenance(user_ns: dict[str, Any] | None = None, path: str | None =
         "packages": package_versions(),
     }
     if user_ns is not None and hash_data:
-        prov["datasets"] = dataset_hashes(user_ns)
+        skipped: dict[str, str] = {}
+        prov["datasets"] = dataset_hashes(user_ns, skipped=skipped)
+        if skipped:
+            prov["not_datasets"] = skipped
     return prov

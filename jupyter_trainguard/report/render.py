@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from ..display.bundle import escape, inline_code
 from ..findings import Finding
+from ..impact.render import impact_html, impact_of, impact_text
 from ..output.markdown import md_escape
 from .model import AuditReport, Part
 
@@ -15,11 +16,9 @@ STATUS_MARK = {"issues": "✗", "ok": "✓", "info": "i", "not applicable": "–
 
 def where(f: Finding) -> str:
     loc = f.location
-    if loc.cell is None:
+    out = loc.cell_text  # "cell 3 [In 2]"; "[In 2]" in a live session (findings.cell_label)
+    if not out:
         return loc.path
-    out = f"cell {loc.cell + 1}"
-    if loc.execution_count is not None and loc.path.startswith("<"):
-        out = f"In[{loc.execution_count}]"
     if loc.line:
         out += f", line {loc.line}"
     return out
@@ -44,18 +43,30 @@ def _prov_lines(audit: AuditReport) -> list[tuple[str, str]]:
         return out
     out.append(("Notebook", prov.get("notebook") or "unknown (not reported by the frontend)"))
     git = prov.get("git") or {}
-    out.append(("Git commit", f"{git['commit']}" + (" (dirty: uncommitted changes)" if git.get("dirty") else
-                                                    " (clean)") if git.get("commit") else "no git repository"))
+    out.append(
+        (
+            "Git commit",
+            f"{git['commit']}" + (" (dirty: uncommitted changes)" if git.get("dirty") else " (clean)")
+            if git.get("commit")
+            else "no git repository",
+        )
+    )
     if prov.get("python"):
         out.append(("Python", prov["python"]))
     mlf = prov.get("mlflow")
     if mlf:
-        out.append(("MLflow", f"provenance tags and the report logged to run {mlf.get('run_id')}"
-                    + (f"; existing params kept: {', '.join(mlf['params_kept'])}" if mlf.get("params_kept") else "")))
+        out.append(
+            (
+                "MLflow",
+                f"provenance tags and the report logged to run {mlf.get('run_id')}"
+                + (f"; existing params kept: {', '.join(mlf['params_kept'])}" if mlf.get("params_kept") else ""),
+            )
+        )
     return out
 
 
 # -- text ---------------------------------------------------------------------------------------------------------
+
 
 def render_text(audit: AuditReport) -> str:
     out = [f"Training pipeline review: {audit.subject}", f"{_counts_text(audit)}", ""]
@@ -66,6 +77,8 @@ def render_text(audit: AuditReport) -> str:
                 out.append(f"  {where(f)}: {f.rule_id} {f.severity.value}: {f.message}")
                 if f.impact:
                     out.append(f"      impact: {f.impact}")
+                if impact_of(f):
+                    out.append(f"      {impact_text(impact_of(f))}")
                 if f.fix:
                     out.append(f"      fix:    {f.fix}")
             if not audit.findings:
@@ -86,9 +99,11 @@ def render_text(audit: AuditReport) -> str:
 
 
 def _checked_text(audit: AuditReport) -> list[str]:
-    out = ["What was checked:",
-           f"  issues ({len(audit.findings)}): " + (", ".join(sorted({f.rule_id for f in audit.findings})) or "-"),
-           f"  passed ({len(audit.passed)}): " + (", ".join(sorted(audit.passed)) or "-")]
+    out = [
+        "What was checked:",
+        f"  issues ({len(audit.findings)}): " + (", ".join(sorted({f.rule_id for f in audit.findings})) or "-"),
+        f"  passed ({len(audit.passed)}): " + (", ".join(sorted(audit.passed)) or "-"),
+    ]
     out.append(f"  not applicable ({len(audit.not_applicable)})" + ("" if audit.not_applicable else ": -"))
     for why, ids in _grouped(audit.not_applicable):
         out.append(f"    {', '.join(ids)}: {why}")
@@ -104,6 +119,7 @@ def _checked_text(audit: AuditReport) -> list[str]:
 
 # -- markdown -----------------------------------------------------------------------------------------------------
 
+
 def _fence(code: str) -> str:
     """A backtick fence longer than any backtick run in the code."""
     ticks = 3
@@ -114,8 +130,12 @@ def _fence(code: str) -> str:
 
 def render_markdown(audit: AuditReport, include_code: bool = True) -> str:
     m = md_escape
-    out = [f"# Training pipeline review: {m(audit.subject)}", "",
-           f"{_counts_text(audit)} · trainguard {m(audit.to_dict()['tool']['version'])}", ""]
+    out = [
+        f"# Training pipeline review: {m(audit.subject)}",
+        "",
+        f"{_counts_text(audit)} · trainguard {m(audit.to_dict()['tool']['version'])}",
+        "",
+    ]
     for p in audit.parts:
         out.append(f"## {p.title}")
         out.append("")
@@ -124,8 +144,10 @@ def render_markdown(audit: AuditReport, include_code: bool = True) -> str:
                 out.append("| location | rule | issue | impact on metric honesty | fix |")
                 out.append("|---|---|---|---|---|")
                 for f in audit.findings:
-                    out.append(f"| {m(where(f))} | {f.rule_id} ({f.severity.value}) | {m(f.message)} | "
-                               f"{m(f.impact)} | {m(f.fix)} |")
+                    out.append(
+                        f"| {m(where(f))} | {f.rule_id} ({f.severity.value}) | {m(f.message)} | "
+                        f"{_impact_md(f)} | {m(f.fix)} |"
+                    )
             else:
                 out.append("No findings.")
             out.append("")
@@ -154,6 +176,15 @@ def render_markdown(audit: AuditReport, include_code: bool = True) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _impact_md(f: Finding) -> str:
+    """The rule's impact text, then what this leak measurably did to the reported metric (when measured)."""
+    rec = impact_of(f)
+    if rec is None:
+        return md_escape(f.impact)
+    lead = "**measured:** " if rec.get("status") == "measured" else ""
+    return md_escape(f.impact) + "<br>" + lead + md_escape(impact_text(rec).removeprefix("measured impact: "))
+
+
 def _cell_sort(key: str) -> tuple[str, int]:
     path, _, idx = key.rpartition("#")
     return path, int(idx) if idx.isdigit() else 0
@@ -162,8 +193,9 @@ def _cell_sort(key: str) -> tuple[str, int]:
 def _checked_markdown(audit: AuditReport) -> list[str]:
     m = md_escape
     out = ["## What was checked", ""]
-    out.append(f"- **Issues ({len(audit.findings)})**: "
-               + (", ".join(sorted({f.rule_id for f in audit.findings})) or "none"))
+    out.append(
+        f"- **Issues ({len(audit.findings)})**: " + (", ".join(sorted({f.rule_id for f in audit.findings})) or "none")
+    )
     out.append(f"- **Passed ({len(audit.passed)})**: " + (", ".join(sorted(audit.passed)) or "none"))
     out.append(f"- **Not applicable ({len(audit.not_applicable)})**" + ("" if audit.not_applicable else ": none"))
     for why, ids in _grouped(audit.not_applicable):
@@ -198,14 +230,18 @@ def _provenance_markdown(audit: AuditReport) -> list[str]:
             cols = info.get("columns") or []
             col_text = ", ".join(cols[:12]) + (f" … (+{len(cols) - 12})" if len(cols) > 12 else "")
             shape = "×".join(str(d) for d in info.get("shape", []))
-            out.append(f"| {m(name)} | {m(info.get('type', ''))} | {shape} | {m(col_text)} | "
-                       f"{m(info.get('sha256') or info.get('note', ''))} |")
+            out.append(
+                f"| {m(name)} | {m(info.get('type', ''))} | {shape} | {m(col_text)} | "
+                f"{m(info.get('sha256') or info.get('note', ''))} |"
+            )
         out.append("")
     for ck in audit.checkpoints:
         comps = ck.get("components") or {}
-        out.append(f"- Checkpoint {m(ck['path'])} (opened as {m(ck.get('loaded_as') or '-')}): "
-                   + ", ".join(f"{k} {'✓' if v else '✗'}" for k, v in comps.items())
-                   + (f"; {m(ck['error'])}" if ck.get("error") else ""))
+        out.append(
+            f"- Checkpoint {m(ck['path'])} (opened as {m(ck.get('loaded_as') or '-')}): "
+            + ", ".join(f"{k} {'✓' if v else '✗'}" for k, v in comps.items())
+            + (f"; {m(ck['error'])}" if ck.get("error") else "")
+        )
     if audit.run:
         out.append("- Guarded run: " + m(json.dumps(audit.run, default=str)[:1000]))
     out.append("")
@@ -215,39 +251,53 @@ def _provenance_markdown(audit: AuditReport) -> list[str]:
 # -- html ---------------------------------------------------------------------------------------------------------
 
 _SEV_COLOUR = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
-_STATUS_COLOUR = {"issues": "#c62828", "ok": "#2e7d32", "info": "#1565c0", "not applicable": "#757575",
-                  "not checked": "#757575"}
+_STATUS_COLOUR = {
+    "issues": "#c62828",
+    "ok": "#2e7d32",
+    "info": "#1565c0",
+    "not applicable": "#757575",
+    "not checked": "#757575",
+}
 
 
 def _part_html(p: Part) -> str:
     e = escape
     colour = _STATUS_COLOUR.get(p.status, "#757575")
-    rows = "".join(f"<tr><td>{e(ln.label)}</td><td>{e(ln.value)}</td><td style='white-space:nowrap'>"
-                   f"{e(ln.where)}</td></tr>" for ln in p.lines)
+    rows = "".join(
+        f"<tr><td>{e(ln.label)}</td><td>{e(ln.value)}</td><td style='white-space:nowrap'>{e(ln.where)}</td></tr>"
+        for ln in p.lines
+    )
     table = f"<table class='tg-lines'>{rows}</table>" if rows else ""
-    return (f"<h4 style='margin:8px 0 2px 0'>{e(p.title)} <span style='color:{colour}'>[{e(p.status)}]</span></h4>"
-            f"<div><b>{e(p.verdict)}</b></div>{table}")
+    return (
+        f"<h4 style='margin:8px 0 2px 0'>{e(p.title)} <span style='color:{colour}'>[{e(p.status)}]</span></h4>"
+        f"<div><b>{e(p.verdict)}</b></div>{table}"
+    )
 
 
 def findings_table_html(findings: list[Finding]) -> str:
     e = escape
     if not findings:
         return "<p>No findings.</p>"
-    head = ("<tr><th>location</th><th>rule</th><th>issue</th><th>impact on metric honesty</th><th>fix</th></tr>")
+    head = "<tr><th>location</th><th>rule</th><th>issue</th><th>impact on metric honesty</th><th>fix</th></tr>"
     rows = []
     for f in findings:
         col = _SEV_COLOUR[f.severity.value]
-        rows.append(f"<tr><td style='white-space:nowrap'>{e(where(f))}</td><td><span style='color:{col}'>"
-                    f"{e(f.rule_id)} ({e(f.severity.value)})</span></td><td>{inline_code(f.message)}</td>"
-                    f"<td>{e(f.impact)}</td><td>{e(f.fix)}</td></tr>")
+        rows.append(
+            f"<tr><td style='white-space:nowrap'>{e(where(f))}</td><td><span style='color:{col}'>"
+            f"{e(f.rule_id)} ({e(f.severity.value)})</span></td><td>{inline_code(f.message)}</td>"
+            f"<td>{e(f.impact)}{'<br>' + impact_html(impact_of(f)) if impact_of(f) else ''}</td>"
+            f"<td>{e(f.fix)}</td></tr>"
+        )
     return f"<table class='tg-findings'>{head}{''.join(rows)}</table>"
 
 
 def checked_html(audit: AuditReport) -> str:
     e = escape
-    items = [f"<li><b>Issues ({len(audit.findings)})</b>: "
-             f"{e(', '.join(sorted({f.rule_id for f in audit.findings})) or 'none')}</li>",
-             f"<li><b>Passed ({len(audit.passed)})</b>: {e(', '.join(sorted(audit.passed)) or 'none')}</li>"]
+    items = [
+        f"<li><b>Issues ({len(audit.findings)})</b>: "
+        f"{e(', '.join(sorted({f.rule_id for f in audit.findings})) or 'none')}</li>",
+        f"<li><b>Passed ({len(audit.passed)})</b>: {e(', '.join(sorted(audit.passed)) or 'none')}</li>",
+    ]
     for label, mapping in (("Not applicable", audit.not_applicable), ("Skipped", audit.skipped)):
         sub = "".join(f"<li>{e(', '.join(ids))}: {e(why)}</li>" for why, ids in _grouped(mapping))
         items.append(f"<li><b>{label} ({len(mapping)})</b>" + (f"<ul>{sub}</ul>" if sub else ": none") + "</li>")
@@ -265,10 +315,14 @@ def provenance_html(audit: AuditReport) -> str:
     data = "".join(
         f"<tr><td>{e(n)}</td><td>{e(i.get('type'))}</td><td>{e('×'.join(str(d) for d in i.get('shape', [])))}</td>"
         f"<td>{e(', '.join((i.get('columns') or [])[:12]))}</td><td><code>{e(i.get('sha256') or i.get('note'))}"
-        f"</code></td></tr>" for n, i in (audit.provenance.get("datasets") or {}).items())
+        f"</code></td></tr>"
+        for n, i in (audit.provenance.get("datasets") or {}).items()
+    )
     if data:
-        data = ("<table><tr><th>dataset</th><th>type</th><th>shape</th><th>columns</th><th>sha256 (whole data)"
-                f"</th></tr>{data}</table>")
+        data = (
+            "<table><tr><th>dataset</th><th>type</th><th>shape</th><th>columns</th><th>sha256 (whole data)"
+            f"</th></tr>{data}</table>"
+        )
     return f"<table>{rows}</table>{data}"
 
 
@@ -282,11 +336,13 @@ def render_html(audit: AuditReport) -> str:
             parts.append(f"<h4 style='margin:8px 0 2px 0'>{e(p.title)}</h4><blockquote>{e(p.verdict)}</blockquote>")
         else:
             parts.append(_part_html(p))
-    return ("<div class='trainguard-audit'>"
-            f"<h3 style='margin:4px 0'>Training pipeline review: {e(audit.subject)}</h3>"
-            f"<div>{e(_counts_text(audit))}</div>{''.join(parts)}"
-            f"<details><summary>What was checked</summary>{checked_html(audit)}</details>"
-            f"<details><summary>Provenance</summary>{provenance_html(audit)}</details></div>")
+    return (
+        "<div class='trainguard-audit'>"
+        f"<h3 style='margin:4px 0'>Training pipeline review: {e(audit.subject)}</h3>"
+        f"<div>{e(_counts_text(audit))}</div>{''.join(parts)}"
+        f"<details><summary>What was checked</summary>{checked_html(audit)}</details>"
+        f"<details><summary>Provenance</summary>{provenance_html(audit)}</details></div>"
+    )
 
 
 def render_json(audit: AuditReport) -> str:
@@ -304,4 +360,3 @@ def render(audit: AuditReport, fmt: str) -> str:
     if fmt == "text":
         return render_text(audit)
     raise ValueError(f"unknown format {fmt!r}: choose text, md, json or html")
-

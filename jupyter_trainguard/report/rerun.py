@@ -17,6 +17,7 @@ import types
 from typing import Any
 
 from ..analysis.parsed import ParsedNotebook
+from ..findings import cell_label
 from ..notebook.load import notebook_from_sources
 from .signals import collect
 
@@ -57,8 +58,10 @@ def isolated_namespace(user_ns: dict[str, Any], code: str) -> tuple[dict[str, An
         if name not in ns:
             continue
         value = ns[name]
-        if isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
-                              types.MethodType) + _IMMUTABLE):
+        if isinstance(
+            value,
+            (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType) + _IMMUTABLE,
+        ):
             continue
         if _nbytes(value) > COPY_LIMIT_BYTES:
             shared.append(name)
@@ -143,8 +146,7 @@ def seeds_itself(source: str) -> list[str]:
     """Seeding statements inside the cell itself (random/numpy/torch seeds, seed helpers, random_state=...)."""
     nb = notebook_from_sources("<cell>", [source])
     sig = collect(ParsedNotebook.from_notebook(nb), "<cell>")
-    return [f"{f.detail} (line {f.location.line})" if f.location and f.location.line else f.detail
-            for f in sig.seeds]
+    return [f"{f.detail} (line {f.location.line})" if f.location and f.location.line else f.detail for f in sig.seeds]
 
 
 def resolve_cell(history: list[str], cell: int) -> tuple[int, str]:
@@ -153,16 +155,30 @@ def resolve_cell(history: list[str], cell: int) -> tuple[int, str]:
     n = len(history)
     idx = cell if cell >= 0 else n - 1 + cell
     if idx <= 0 or idx >= n:
-        raise ValueError(f"no cell In[{cell}] in this session (In has {n - 1} entries)")
+        raise ValueError(f"no cell {cell_label(None, cell)} in this session (the last is {cell_label(None, n - 1)})")
     return idx, history[idx]
+
+
+def rerun_label(shell: Any, history: list[str], idx: int) -> str:
+    """How the rerun cell is named: "cell 5 [In 3]" when the saved notebook holds it, else "[In 3]"."""
+    from ..session_cells import locate
+
+    # the running %trainaudit cell goes last: `locate` gives it the id of the request being executed
+    now = len(history) - 1
+    sources, counts = ([history[idx], history[now]], [idx, now]) if now > idx else ([history[idx]], [idx])
+    try:
+        return locate(shell, sources, counts).label(0) or cell_label(None, idx)
+    except Exception:  # noqa: BLE001 - an unreadable notebook file: the count alone still names the cell
+        return cell_label(None, idx)
 
 
 EXTRA_UNSEEDED_RUNS = 3  # an unseeded cell gets up to 3 more runs when the first two tie by chance
 
 
-def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int | None = None,
-               runs: int = 2) -> dict[str, Any]:
-    """Run `In[cell]` `runs` times in isolated namespaces; compare `metric` after each run."""
+def rerun_cell(
+    shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int | None = None, runs: int = 2
+) -> dict[str, Any]:
+    """Run the cell of execution count `cell` `runs` times in isolated namespaces; compare `metric` after each."""
     from .review import raw_history
 
     history = raw_history(shell.user_ns, shell)
@@ -171,13 +187,14 @@ def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int |
     except ValueError as exc:
         return {"cell": cell, "metric": metric, "error": str(exc)}
     if "trainaudit" in source:
-        return {"cell": idx, "metric": metric, "error": f"In[{idx}] runs %trainaudit itself"}
+        return {"cell": idx, "metric": metric, "error": f"{cell_label(None, idx)} runs %trainaudit itself"}
+    label = rerun_label(shell, history, idx)
     from ..notebook.ipython_syntax import PYTHON_BODY_MAGICS, split_cell_magic
 
     magic, body, _ = split_cell_magic(source)
     if magic is not None:
         if magic not in PYTHON_BODY_MAGICS:
-            return {"cell": idx, "metric": metric, "error": f"In[{idx}] is a %%{magic} cell, not Python"}
+            return {"cell": idx, "label": label, "metric": metric, "error": f"{label} is a %%{magic} cell, not Python"}
         source = body  # run the body itself: the magic would execute in the user's namespace
     code = shell.transform_cell(source)
     seeding = seeds_itself(source)
@@ -196,14 +213,26 @@ def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int |
             out = io.StringIO()
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                    exec(compile(code, f"<trainaudit rerun In[{idx}]>", "exec"), ns)
+                    exec(compile(code, f"<trainaudit rerun [In {idx}]>", "exec"), ns)
             except Exception as exc:
                 error = f"the cell raised {type(exc).__name__} (message omitted: it may quote data)"
-                return {"cell": idx, "metric": metric, "error": error,
-                        "seeds_itself": bool(seeding), "seeding": seeding}
+                return {
+                    "cell": idx,
+                    "label": label,
+                    "metric": metric,
+                    "error": error,
+                    "seeds_itself": bool(seeding),
+                    "seeding": seeding,
+                }
             if metric not in ns:
-                return {"cell": idx, "metric": metric, "error": f"the cell did not set {metric!r}",
-                        "seeds_itself": bool(seeding), "seeding": seeding}
+                return {
+                    "cell": idx,
+                    "label": label,
+                    "metric": metric,
+                    "error": f"the cell did not set {metric!r}",
+                    "seeds_itself": bool(seeding),
+                    "seeding": seeding,
+                }
             values.append(ns[metric])
     finally:
         _restore(saved)
@@ -213,13 +242,29 @@ def rerun_cell(shell: Any, cell: int, metric: str, tol: float = 0.0, seed: int |
     diff = max(diffs) if diffs else None
     shown = [_as_number(v) if _as_number(v) is not None else repr(v)[:80] for v in values]
     verdict = "reproduces" if matched else "does NOT reproduce"
-    diff_text = f"|diff| {diff:.6g} {'<=' if matched else '>'} tol {tol:g}" if diff is not None else \
-        ("equal" if matched else "different values")
+    diff_text = (
+        f"|diff| {diff:.6g} {'<=' if matched else '>'} tol {tol:g}"
+        if diff is not None
+        else ("equal" if matched else "different values")
+    )
     times = "twice" if len(values) == 2 else f"{len(values)} times"
-    summary = (f"In[{idx}] run {times}: {metric} = {' then '.join(str(v) for v in shown)} ({diff_text}): {verdict}"
-               + (f", with --seed {seed} applied before each run" if seed is not None else "")
-               + ("; the cell seeds itself (" + "; ".join(seeding) + ")" if seeding
-                  else "; the cell does not seed itself"))
-    return {"cell": idx, "metric": metric, "values": shown, "difference": diff, "tol": tol, "matched": matched,
-            "seed": seed, "seeds_itself": bool(seeding), "seeding": seeding, "copied": copied,
-            "shared": shared, "summary": summary}
+    summary = (
+        f"{label} ran {times}: {metric} = {' then '.join(str(v) for v in shown)} ({diff_text}): {verdict}"
+        + (f", with --seed {seed} applied before each run" if seed is not None else "")
+        + ("; the cell seeds itself (" + "; ".join(seeding) + ")" if seeding else "; the cell does not seed itself")
+    )
+    return {
+        "cell": idx,
+        "label": label,
+        "metric": metric,
+        "values": shown,
+        "difference": diff,
+        "tol": tol,
+        "matched": matched,
+        "seed": seed,
+        "seeds_itself": bool(seeding),
+        "seeding": seeding,
+        "copied": copied,
+        "shared": shared,
+        "summary": summary,
+    }

@@ -41,30 +41,98 @@ def session_sources(user_ns: dict[str, Any], shell: Any = None) -> list[str]:
     return ["" if "trainaudit" in src else src for src in raw_history(user_ns, shell)[1:]]
 
 
-def analyze_session(sources: list[str], path: str = SESSION, selection: Selection = Selection()
-                    ) -> tuple[Report, Signals]:
+def analyze_session(
+    sources: list[str], path: str = SESSION, selection: Selection = Selection()
+) -> tuple[Report, Signals]:
     nb = notebook_from_sources(path, sources, list(range(1, len(sources) + 1)))
     report, ctx, _ = analyze_notebook(nb, load_config(Path.cwd()), selection)
     parsed = ctx.parsed if ctx is not None else ParsedNotebook.from_notebook(nb)
     return report, collect(parsed, path)
 
 
-def audit_session(user_ns: dict[str, Any], selection: Selection = Selection(), rerun: dict[str, Any] | None = None,
-                  checkpoints: Sequence[str] = (), unsafe_load: bool = False, shell: Any = None,
-                  hash_data: bool = True) -> AuditReport:
-    """Review the live kernel: its executed code (static rules) and the data objects in its namespace."""
+def audit_session(
+    user_ns: dict[str, Any],
+    selection: Selection = Selection(),
+    rerun: dict[str, Any] | None = None,
+    checkpoints: Sequence[str] = (),
+    unsafe_load: bool = False,
+    shell: Any = None,
+    hash_data: bool = True,
+    impact: bool = False,
+    impact_budget: float | None = None,
+    impact_replay: bool = False,
+) -> AuditReport:
+    """Review the live kernel: its executed code (static rules) and the data objects in its namespace.
+
+    With `impact`, each leak finding (plus the live-object leak checks the static rules did not cover) carries
+    what it did to the reported metric in evidence["impact"] (clones refitted within `impact_budget` seconds);
+    with `impact_replay`, leaks the refit could not measure are replayed with their fixes in a separate kernel."""
     from .provenance import collect_provenance, datetime_columns
 
-    report, signals = analyze_session(session_sources(user_ns, shell), selection=selection)
+    sources = session_sources(user_ns, shell)
+    report, signals = analyze_session(sources, selection=selection)
     prov = collect_provenance(user_ns, hash_data=hash_data)
     ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
-    return build_audit([report], signals, subject=prov.get("notebook") or "live session", mode="session",
-                       live_time_columns=datetime_columns(user_ns), env_start=prov.get("notebook"),
-                       provenance=prov, rerun=rerun, checkpoints=ck, extra_findings=ck_findings)
+    live: list[Finding] = []
+    note = None
+    if impact:
+        live, note = _impact(user_ns, sources, report.findings, shell, impact_budget, impact_replay)
+    from .guarded_runs import last_run_runtime_findings
+
+    guarded, guarded_note = last_run_runtime_findings()  # what the run panel showed is a finding here too
+    guarded = [f for f in guarded if f.rule_id not in {x.rule_id for x in live}]
+    audit = build_audit(
+        [report],
+        signals,
+        subject=prov.get("notebook") or "live session",
+        mode="session",
+        live_time_columns=datetime_columns(user_ns),
+        env_start=prov.get("notebook"),
+        provenance=prov,
+        rerun=rerun,
+        checkpoints=ck,
+        extra_findings=ck_findings + live + guarded,
+    )
+    for text in (guarded_note, note):
+        if text:
+            audit.notes.append(text)
+    return audit
 
 
-def audit_paths(paths: Sequence[str], selection: Selection = Selection(), config_file: str | None = None,
-                checkpoints: Sequence[str] = (), unsafe_load: bool = False) -> tuple[AuditReport, list[str]]:
+def _impact(
+    user_ns: dict[str, Any],
+    sources: list[str],
+    findings: list[Finding],
+    shell: Any,
+    seconds: float | None,
+    replay: bool = False,
+) -> tuple[list[Finding], str]:
+    """Live leak findings added for the impact, and a note on what was measured."""
+    import time
+
+    from ..impact.session import measure_audit
+
+    t0 = time.perf_counter()
+    try:
+        live, records = measure_audit(user_ns, sources, findings, shell=shell, seconds=seconds, replay=replay)
+    except Exception as exc:  # noqa: BLE001 - the review must still be shown
+        return [], f"impact not measured: {type(exc).__name__}: {exc}"
+    done = sum(1 for r in records if r.get("status") == "measured")
+    if not records:
+        return live, "impact: no leak finding to measure"
+    return live, (
+        f"impact: {done} of {len(records)} leak measurement(s) done in {time.perf_counter() - t0:.2f} s"
+        + (f" (budget {seconds:g} s)" if seconds is not None else "")
+    )
+
+
+def audit_paths(
+    paths: Sequence[str],
+    selection: Selection = Selection(),
+    config_file: str | None = None,
+    checkpoints: Sequence[str] = (),
+    unsafe_load: bool = False,
+) -> tuple[AuditReport, list[str]]:
     """Review notebooks (or folders of notebooks) without running them; returns (audit, input errors)."""
     from .provenance import collect_provenance
 
@@ -79,13 +147,22 @@ def audit_paths(paths: Sequence[str], selection: Selection = Selection(), config
     prov["notebooks"] = [r.path for r in result.reports]
     ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
     subject = ", ".join(str(p) for p in paths)
-    audit = build_audit(result.reports, signals, subject=subject, mode="path", env_start=first, provenance=prov,
-                        checkpoints=ck, extra_findings=ck_findings)
+    audit = build_audit(
+        result.reports,
+        signals,
+        subject=subject,
+        mode="path",
+        env_start=first,
+        provenance=prov,
+        checkpoints=ck,
+        extra_findings=ck_findings,
+    )
     return audit, result.errors
 
 
-def audit_checkpoints(checkpoints: Sequence[str], unsafe_load: bool = False,
-                      results: list[dict[str, Any]] | None = None) -> AuditReport:
+def audit_checkpoints(
+    checkpoints: Sequence[str], unsafe_load: bool = False, results: list[dict[str, Any]] | None = None
+) -> AuditReport:
     """Review checkpoint files alone (part 4 filled, the others not applicable); `results` reuses audits."""
     if results is None:
         ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
@@ -94,8 +171,9 @@ def audit_checkpoints(checkpoints: Sequence[str], unsafe_load: bool = False,
 
         ck, ck_findings = results, [f for r in results for f in checkpoint_findings(r)]
     signals = Signals()
-    return build_audit([], signals, subject=", ".join(checkpoints), mode="checkpoint", checkpoints=ck,
-                       extra_findings=ck_findings)
+    return build_audit(
+        [], signals, subject=", ".join(checkpoints), mode="checkpoint", checkpoints=ck, extra_findings=ck_findings
+    )
 
 
 class RuntimeUnavailable(Exception):
@@ -106,8 +184,9 @@ def last_run_dict() -> dict[str, Any]:
     try:
         from .. import runtime
     except ImportError as exc:
-        raise RuntimeUnavailable("the %%guarded_train runtime (jupyter_trainguard.runtime) is not available: "
-                                 f"{exc}") from None
+        raise RuntimeUnavailable(
+            f"the %%guarded_train runtime (jupyter_trainguard.runtime) is not available: {exc}"
+        ) from None
     getter = getattr(runtime, "last_run", None)
     if getter is None:
         raise RuntimeUnavailable("jupyter_trainguard.runtime has no last_run(); update jupyter-trainguard")
@@ -137,8 +216,9 @@ def run_outcome(data: dict[str, Any]) -> str | None:
     return None
 
 
-def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), sources: list[str] | None = None
-                   ) -> AuditReport:
+def audit_run_dict(
+    data: dict[str, Any], selection: Selection = Selection(), sources: list[str] | None = None
+) -> AuditReport:
     """Review a guarded run: its findings (runtime and static, as the run recorded them). When the session's code
     is given (`In[1:]`, what the run's static checks saw) it is analysed for the descriptive facts and for the list
     of static rules that ran; its findings are not added twice."""
@@ -153,10 +233,13 @@ def audit_run_dict(data: dict[str, Any], selection: Selection = Selection(), sou
     outcome = run_outcome(data)
     if outcome:
         summary["outcome"] = outcome
-    audit = build_audit(reports, signals, subject="last %%guarded_train run", mode="last-run", run=summary,
-                        extra_findings=findings)
+    audit = build_audit(
+        reports, signals, subject="last %%guarded_train run", mode="last-run", run=summary, extra_findings=findings
+    )
     if outcome:
         audit.notes.insert(0, outcome)
-    audit.notes.append(f"{sum(1 for f in findings if f.source == 'runtime')} runtime finding(s) from the guarded "
-                       "run; the run record does not list which runtime checks passed.")
+    audit.notes.append(
+        f"{sum(1 for f in findings if f.source == 'runtime')} runtime finding(s) from the guarded "
+        "run; the run record does not list which runtime checks passed."
+    )
     return audit

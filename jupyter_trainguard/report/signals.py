@@ -44,8 +44,6 @@ SEED_HELPERS = re.compile(r"(^|_)(set_seed|seed_everything|set_global_seed|set_s
                           r"enable_full_determinism)$")
 TIME_NAME = re.compile(r"(^|_)(date|datetime|time|timestamp|ts|day|month|year|week|hour)(_|$)", re.IGNORECASE)
 ESTIMATOR_SUFFIX = re.compile(r"(Classifier|Regressor|Regression|SVC|SVR|NB|KMeans|Forest|Boosting|Trees)$")
-LOCKFILES = ("requirements.txt", "requirements-lock.txt", "requirements.lock", "poetry.lock", "uv.lock",
-             "Pipfile.lock", "pdm.lock", "conda-lock.yml", "environment.yml", "environment.lock.yml")
 
 
 @dataclass
@@ -61,7 +59,7 @@ class Fact:
         loc = self.location
         if loc is None:
             return ""
-        out = f"cell {loc.cell + 1}" if loc.cell is not None else loc.path
+        out = loc.cell_text or loc.path  # "cell 3 [In 2]"; "[In 2]" in a live session
         if loc.line:
             out += f", line {loc.line}"
         return out

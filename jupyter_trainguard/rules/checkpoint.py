@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from ..analysis.usage import assigned_names, usage_of
+from ..findings import cell_ref
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -27,6 +28,21 @@ def _in_training_loop(u, c) -> bool:
     if c.in_func:
         return any(lc.leaf == c.in_func and _in_training_loop(u, lc) for lc in u.calls if lc.q == c.in_func)
     return False
+
+
+def run_sites(u, c, depth: int = 4, seen: frozenset[str] = frozenset()) -> list:
+    """The top-level call sites through which `c` really runs, in replay order: `c` itself outside functions;
+    inside a notebook function, the (transitively) executed calls of that function. Empty when it never runs
+    (a function that is defined but not called)."""
+    if not c.in_func:
+        return [c]
+    if depth == 0 or c.in_func in seen:
+        return []
+    out = []
+    for caller in u.calls:
+        if caller.q == c.in_func and caller.in_func != c.in_func:
+            out.extend(run_sites(u, caller, depth - 1, seen | {c.in_func}))
+    return sorted(out, key=lambda s: s.pos)
 
 
 def _saved_paths(u) -> set[str]:
@@ -85,7 +101,7 @@ def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
         if what and not (_in_training_loop(u, c) or _says_checkpoint(c.node)):
             continue  # a final export of the trained weights, not a checkpoint to resume from
         if what:
-            yield Hit.at(c.cell, c.node, f"`torch.save` in cell {c.cell.index + 1} stores {what}: the optimizer "
+            yield Hit.at(c.cell, c.node, f"`torch.save` in {cell_ref(c.cell)} stores {what}: the optimizer "
                                          f"state ({', '.join(sorted(opts))}) and epoch are not saved, so training "
                                          f"cannot resume exactly.", evidence={"optimizers": sorted(opts)})
 
@@ -102,8 +118,9 @@ def weights_only_checkpoint(ctx: NotebookContext) -> Iterator[Hit]:
 )
 def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
     """Fires at the model's load_state_dict when no optimizer load_state_dict exists, an optimizer step or
-    backward pass runs later, and the load is a resume: the file is one this notebook saves, or the load is named
-    like a checkpoint. Loading pretrained weights to fine-tune is not reported."""
+    backward pass runs after it in replay order (a step inside a function counts where the function is called,
+    and not at all when it is never called), and the load is a resume: the file is one this notebook saves, or the
+    load is named like a checkpoint. Loading pretrained weights to fine-tune, or to predict, is not reported."""
     u = usage_of(ctx)
     loads = u.methods("load_state_dict")
     if not loads:
@@ -119,12 +136,18 @@ def resume_model_only(ctx: NotebookContext) -> Iterator[Hit]:
         any(_says_checkpoint(c.node) for c in loads)
     if not resuming:
         return  # loading pretrained weights to fine-tune is not a resume
+    if not (opts or u.optimizer_steps):
+        return
+    step_runs = sorted((site for s in steps for site in run_sites(u, s)), key=lambda site: site.pos)
     for c in sorted(loads, key=lambda c: c.pos):
-        later = [s for s in steps if s.pos > c.pos or (s.in_func and s.in_func != c.in_func)]
-        if later and (opts or u.optimizer_steps):
-            yield Hit.at(c.cell, c.node, f"`{c.receiver()}.load_state_dict` in cell {c.cell.index + 1} restores "
-                                         f"only the model, then training continues (cell "
-                                         f"{later[0].cell.index + 1}) with a fresh optimizer state.",
+        load_runs = run_sites(u, c)
+        if not load_runs:
+            continue  # a load inside a function that is never called
+        later = [site for site in step_runs if site.pos > load_runs[0].pos]
+        if later:
+            yield Hit.at(c.cell, c.node, f"`{c.receiver()}.load_state_dict` in {cell_ref(c.cell)} restores "
+                                         f"only the model, then training continues ({cell_ref(later[0].cell)}) "
+                                         f"with a fresh optimizer state.",
                          evidence={"model": c.receiver(), "train_cell": later[0].cell.index + 1})
             return
 
@@ -141,6 +164,6 @@ def torch_load_unsafe(ctx: NotebookContext) -> Iterator[Hit]:
     """Each torch.load call without an explicit weights_only= argument."""
     for c in usage_of(ctx).named("torch.load"):
         if c.kw("weights_only") is None:
-            yield Hit.at(c.cell, c.node, f"`torch.load` in cell {c.cell.index + 1} has no `weights_only=`: it may "
+            yield Hit.at(c.cell, c.node, f"`torch.load` in {cell_ref(c.cell)} has no `weights_only=`: it may "
                                          f"unpickle arbitrary code and depends on the torch version's default.",
                          evidence={"call": "torch.load"})

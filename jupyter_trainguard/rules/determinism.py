@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from ..analysis.usage import usage_of
+from ..findings import cell_ref
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -39,7 +40,7 @@ def nondeterministic_gpu(ctx: NotebookContext) -> Iterator[Hit]:
         return
     for cell, node, val in _assigned_true(ctx, "benchmark"):
         if val is True:
-            yield Hit.at(cell, node, f"`cudnn.benchmark = True` in cell {cell.index + 1} lets cuDNN pick kernels by "
+            yield Hit.at(cell, node, f"`cudnn.benchmark = True` in {cell_ref(cell)} lets cuDNN pick kernels by "
                                      f"timing, so results differ between runs.", evidence={"setting": "benchmark"})
             return
     if not u.cuda_uses:
@@ -50,7 +51,7 @@ def nondeterministic_gpu(ctx: NotebookContext) -> Iterator[Hit]:
             u.leaf_in({"enable_full_determinism"}):
         return
     c = min(u.cuda_uses, key=lambda c: c.pos)
-    yield Hit.at(c.cell, c.node, f"The model trains on CUDA (first use in cell {c.cell.index + 1}) without "
+    yield Hit.at(c.cell, c.node, f"The model trains on CUDA (first use in {cell_ref(c.cell)}) without "
                                  f"`torch.use_deterministic_algorithms(True)` or `cudnn.deterministic = True`.",
                  evidence={"cuda_cell": c.cell.index + 1})
 
@@ -91,7 +92,7 @@ def env_too_late(ctx: NotebookContext) -> Iterator[Hit]:
     u = usage_of(ctx)
     for cell, node, var in _env_sets(ctx):
         if var == "PYTHONHASHSEED":
-            yield Hit.at(cell, node, f"`PYTHONHASHSEED` is set from inside the notebook (cell {cell.index + 1}): "
+            yield Hit.at(cell, node, f"`PYTHONHASHSEED` is set from inside the notebook ({cell_ref(cell)}): "
                                      f"the interpreter already started with its hash seed, so this is too late and "
                                      f"has no effect on this kernel.", evidence={"variable": var})
         else:
@@ -99,7 +100,7 @@ def env_too_late(ctx: NotebookContext) -> Iterator[Hit]:
             before = [c for c in u.cuda_uses if c.pos < here]
             if before:
                 c = before[0]
-                yield Hit.at(cell, node, f"`CUBLAS_WORKSPACE_CONFIG` is set in cell {cell.index + 1} after CUDA was "
-                                         f"already used (cell {c.cell.index + 1}): cuBLAS has initialised, so this "
+                yield Hit.at(cell, node, f"`CUBLAS_WORKSPACE_CONFIG` is set in {cell_ref(cell)} after CUDA was "
+                                         f"already used ({cell_ref(c.cell)}): cuBLAS has initialised, so this "
                                          f"is too late to take effect.",
                              evidence={"variable": var, "cuda_cell": c.cell.index + 1})

@@ -69,10 +69,11 @@ def _pinned_in(d: Path) -> str | None:
     return None
 
 
-def search_dirs(nb: Path, root: Path | None) -> list[Path]:
-    """The notebook's folder and its parents up to the config root (or the repository root, at most 6 up)."""
+def search_dirs(nb: Path, root: Path | None, folder: Path | None = None) -> list[Path]:
+    """The notebook's folder (or `folder`) and its parents up to the config root (or the repository root, at most
+    6 up)."""
     out = []
-    d = nb.parent.resolve()
+    d = (folder if folder is not None else nb.parent).resolve()
     root_r = root.resolve() if root is not None else None
     for _ in range(MAX_UP):
         out.append(d)
@@ -86,8 +87,40 @@ def search_dirs(nb: Path, root: Path | None) -> list[Path]:
     return out
 
 
+def all_pinned(path: Path) -> bool | None:
+    """For a requirements*.txt: is every requirement pinned with == (or a hash/URL)? None for other lockfiles."""
+    if path.suffix != ".txt":
+        return None
+    reqs = [ln.split("#")[0].strip() for ln in _read(path).splitlines()]
+    reqs = [r for r in reqs if r and not r.startswith("-")]
+    return bool(reqs) and all("==" in r or "@" in r or "--hash" in r for r in reqs)
+
+
+def notebook_folder(path: str) -> Path | None:
+    """The folder whose environment a notebook runs in: the file's folder; for the live session (a `<session>`
+    path) the kernel's working folder, which Jupyter sets to the notebook's; None for other unsaved notebooks."""
+    p = Path(path)
+    if p.is_file():
+        return p.parent
+    if path.startswith("<"):
+        return Path.cwd()
+    return None
+
+
+def pinning(folder: Path, root: Path | None) -> tuple[Path | None, list[Path]]:
+    """(the file that pins the dependencies, or None; the folders searched): the one lookup behind ENV001 and the
+    review's environment line, in the kernel and on the command line alike."""
+    dirs = search_dirs(folder / "_", root, folder)
+    for d in dirs:
+        name = pinned_in(d)
+        if name:
+            return d / name, dirs
+    return None, dirs
+
+
 @rule(
     id="ENV001", name="dependencies-not-pinned", category="reproducibility.environment", severity="warning",
+    once_per_project=True,
     rationale="Without pinned requirements or a lockfile, a rerun installs whatever versions are current.",
     impact="Library changes (defaults, numerics, bug fixes) silently change the reported metric.",
     fix="Commit a lockfile (uv.lock, poetry.lock, Pipfile.lock) or `pip freeze > requirements.txt` next to the "
@@ -98,15 +131,17 @@ def search_dirs(nb: Path, root: Path | None) -> list[Path]:
 def dependencies_not_pinned(ctx: NotebookContext) -> Iterator[Hit]:
     """Looks next to the notebook and upward to the configuration root (or repository root) for
     requirements*.txt with `==` pins, pyproject with pinned deps, poetry.lock, uv.lock, Pipfile.lock or an
-    environment.yml with versions. Skipped for notebooks that do not train or have no file on disk."""
-    path = Path(ctx.path)
-    if not path.is_file() or not usage_of(ctx).trains:
+    environment.yml with versions (the live session searches from the kernel's working folder). Skipped for
+    notebooks that do not train or have no file on disk. A scan of several notebooks reports it once per project
+    (the folder where the search stops), on the first notebook, listing the others."""
+    folder = notebook_folder(ctx.path)
+    if folder is None or not usage_of(ctx).trains:
         return
     root = ctx.config.root if ctx.config.source is not None else None
-    dirs = search_dirs(path, root)
-    for d in dirs:
-        if pinned_in(d):
-            return
-    yield Hit(None, None, f"No pinned requirements or lockfile found next to `{path.name}` or above it (searched "
+    found, dirs = pinning(folder, root)
+    if found is not None:
+        return
+    name = Path(ctx.path).name if Path(ctx.path).is_file() else "this notebook"
+    yield Hit(None, None, f"No pinned requirements or lockfile found next to `{name}` or above it (searched "
                           f"{len(dirs)} folder(s) up to `{dirs[-1].name or dirs[-1]}`).",
-              evidence={"searched": [str(d) for d in dirs]})
+              evidence={"searched": [str(d) for d in dirs], "project": str(dirs[-1])})

@@ -28,11 +28,12 @@ def training_signs(parsed: ParsedNotebook, component_prefixes: tuple[str, ...] =
     """Every place where the notebook itself trains: loops, backward, optimizer steps, fit, model/optimizer
     construction, loss computation. Calls into the shared components do not count."""
     signs: list[TrainingSign] = []
+    trainers = _training_functions(parsed)
     for cell, node in parsed.walk():
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             parts = (node.test,) if isinstance(node, ast.While) else (node.target, node.iter)
-            text = " ".join(_names(p) for p in parts)
-            if "epoch" in text.lower() or ("batch" in text.lower() and _has_step(node)):
+            text = " ".join(_names(p) for p in parts).lower()
+            if ("epoch" in text or "batch" in text) and _loop_trains(node, trainers):
                 signs.append(TrainingSign(cell, node, "an epoch/batch training loop"))
         elif isinstance(node, ast.ClassDef):
             bases = {parsed.qualname(b) for b in node.bases} | {dotted(b) for b in node.bases}
@@ -69,11 +70,32 @@ def _names(node: ast.AST) -> str:
         " ".join(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute))
 
 
-def _has_step(loop: ast.AST) -> bool:
-    for n in ast.walk(loop):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step"):
-            return True
-    return False
+# calls that train: a loop over epochs/batches is training code only when its body makes one of them (printing or
+# plotting a returned history per epoch is not)
+_TRAIN_CALLS = frozenset({"backward", "step", "zero_grad", "fit", "fit_generator", "partial_fit", "train_on_batch",
+                          "train", "train_step", "training_step", "train_epoch", "train_one_epoch", "run_epoch"})
+
+
+def _called_leaves(body: list[ast.stmt]) -> set[str]:
+    out = set()
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)):
+                out.add(n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id)
+    return out
+
+
+def _training_functions(parsed: ParsedNotebook) -> frozenset[str]:
+    """Names of the notebook's own functions whose bodies train (call backward/step/fit/...)."""
+    return frozenset(node.name for _, node in parsed.walk()
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and _called_leaves(node.body) & _TRAIN_CALLS)
+
+
+def _loop_trains(loop: ast.For | ast.AsyncFor | ast.While, trainers: frozenset[str]) -> bool:
+    """The loop's body trains: it makes a training call, or calls a notebook function that does."""
+    called = _called_leaves(loop.body)
+    return bool(called & _TRAIN_CALLS or called & trainers)
 
 
 def component_prefixes(ctx: NotebookContext) -> tuple[str, ...]:

@@ -60,6 +60,7 @@ class Rule:
     combine: Callable[..., Iterable[tuple[str, Hit]]] | None = None
     fix_safety: str | None = None  # "safe" | "unsafe" | None when no automatic fix exists
     docs: str = ""
+    once_per_project: bool = False  # a fact about the project (evidence["project"]): said once per scan
 
     def finding(self, location: Location, message: str, evidence: dict[str, Any] | None = None,
                 severity: Severity | str | None = None, source: str = "runtime") -> Finding:
@@ -81,12 +82,13 @@ class Rule:
 
 _RULES: dict[str, Rule] = {}
 _LOADED = False
+_CORE_LOADED = False
 _LOAD_LOCK = threading.RLock()
 
 
 def rule(*, id: str, name: str, category: str, severity: str, rationale: str, fix: str, impact: str,
          bad: str = "", good: str = "", scope: str = "notebook", fix_safety: str | None = None,
-         collect: Callable[..., Any] | None = None) -> Callable:
+         collect: Callable[..., Any] | None = None, once_per_project: bool = False) -> Callable:
     """Register the decorated function as the rule's check (or, for project rules, its `combine`)."""
     if category not in CATEGORIES:
         raise ValueError(f"rule {id}: unknown category {category!r}")
@@ -99,7 +101,7 @@ def rule(*, id: str, name: str, category: str, severity: str, rationale: str, fi
             fix=fix, impact=impact, bad=bad.strip("\n"), good=good.strip("\n"), scope=scope,
             check=fn if scope == "notebook" else None,
             combine=fn if scope == "project" else None, collect=collect,
-            fix_safety=fix_safety, docs=(fn.__doc__ or "").strip(),
+            fix_safety=fix_safety, docs=(fn.__doc__ or "").strip(), once_per_project=once_per_project,
         )
         return fn
 
@@ -113,22 +115,27 @@ def runtime_rule(**meta: Any) -> Rule:
     return _RULES[meta["id"]]
 
 
-def _load_all() -> None:
-    """Import every rule module once; thread-safe (the server analyses notebooks from worker threads)."""
-    global _LOADED
-    if _LOADED:
+CATALOGUES = frozenset({"runtime_catalogue", "checkpoint_catalogue"})  # runtime rules: listed, never scanned
+
+
+def _load_all(catalogues: bool = True) -> None:
+    """Import every rule module once (the catalogues of runtime rules only when asked: a scan does not run them,
+    and they import the runtime and report machinery); thread-safe (the server analyses from worker threads)."""
+    global _LOADED, _CORE_LOADED
+    if _LOADED or (_CORE_LOADED and not catalogues):
         return
     with _LOAD_LOCK:
-        if _LOADED:
+        if _LOADED or (_CORE_LOADED and not catalogues):
             return
         from .. import rules as pkg
 
         for mod in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
             leaf = mod.name.rsplit(".", 1)[-1]
-            if leaf.startswith("_") or leaf in ("registry", "context"):
+            if leaf.startswith("_") or leaf in ("registry", "context") or (leaf in CATALOGUES and not catalogues):
                 continue
             importlib.import_module(mod.name)
-        _LOADED = True
+        _CORE_LOADED = True
+        _LOADED = catalogues
 
 
 def all_rules() -> list[Rule]:
@@ -136,8 +143,16 @@ def all_rules() -> list[Rule]:
     return sorted(_RULES.values(), key=lambda r: r.id)
 
 
+def notebook_rules() -> list[Rule]:
+    """The rules a scan runs (notebook and project scope), without importing the runtime rule catalogues."""
+    _load_all(catalogues=False)
+    return sorted((r for r in _RULES.values() if r.scope in ("notebook", "project")), key=lambda r: r.id)
+
+
 def get_rule(rule_id: str) -> Rule:
-    _load_all()
+    _load_all(catalogues=False)
+    if rule_id.upper() not in _RULES:
+        _load_all()
     try:
         return _RULES[rule_id.upper()]
     except KeyError:

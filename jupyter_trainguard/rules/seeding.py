@@ -10,6 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from ..analysis.usage import CallSite, Usage, usage_of
+from ..findings import cell_ref
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -36,7 +37,7 @@ def first(calls: list[CallSite]) -> CallSite | None:
 def listing(calls: list[CallSite]) -> str:
     seen = []
     for c in sorted(calls, key=lambda c: c.pos):
-        label = f"`{c.q or c.leaf}` (cell {c.cell.index + 1})"
+        label = f"`{c.q or c.leaf}` ({cell_ref(c.cell)})"
         if label not in seen:
             seen.append(label)
     more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
@@ -95,7 +96,7 @@ def numpy_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
         return
     for c in u.named("numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"):
         if not c.node.args and not c.node.keywords:
-            yield Hit.at(c.cell, c.node, f"`{c.q}()` is created without a seed in cell {c.cell.index + 1}: its "
+            yield Hit.at(c.cell, c.node, f"`{c.q}()` is created without a seed in {cell_ref(c.cell)}: its "
                                          f"draws differ on every run.", evidence={"call": c.q})
     if np_global_seeded(u):
         return
@@ -181,10 +182,12 @@ def explicit_generator(c: CallSite, seeded: set[str]) -> bool:
 )
 def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
     """Checks train_test_split (unless shuffle=False), shuffling CV splitters, sklearn.utils.shuffle, DataFrame
-    .sample and estimators whose result depends on random_state. Silent when np.random.seed is set."""
+    .sample (not one that is only displayed) and estimators whose result depends on random_state. Silent when
+    np.random.seed is set, or when the notebook trains nothing."""
     u = usage_of(ctx)
     if not u.trains or np_global_seeded(u):
         return
+    shown = {id(n.value) for _, n in u.parsed.walk() if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)}
     for c in u.calls:
         if c.kw("random_state") is not None or c.kw("seed") is not None or c.kw("random_seed") is not None:
             continue
@@ -205,12 +208,12 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
             why = "the row order"
         elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and not (
                 isinstance(c.node.func.value, ast.Name) and c.node.func.value.id in u.parsed.aliases) and \
-                not c.q.startswith(("random.", "numpy.", "torch.")):
-            why = "the sample"
+                not c.q.startswith(("random.", "numpy.", "torch.")) and id(c.node) not in shown:
+            why = "the sample"  # `df.sample(5)` on its own line only shows rows: no result depends on it
         elif root in ("sklearn", "imblearn") and leaf.startswith(RANDOM_ESTIMATORS):
             why = "the fitted model"
         if why:
-            yield Hit.at(c.cell, c.node, f"`{leaf}` in cell {c.cell.index + 1} has no `random_state`: {why} "
+            yield Hit.at(c.cell, c.node, f"`{leaf}` in {cell_ref(c.cell)} has no `random_state`: {why} "
                                          f"changes on every run.", evidence={"call": c.q or leaf})
 
 
@@ -232,6 +235,6 @@ def dataloader_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
         if c.leaf == "DataLoader" and c.q.startswith("torch") and c.kw("generator") is None:
             sh = c.kw("shuffle")
             if isinstance(sh, ast.Constant) and sh.value is True:
-                yield Hit.at(c.cell, c.node, f"`DataLoader(shuffle=True)` in cell {c.cell.index + 1} has no seeded "
+                yield Hit.at(c.cell, c.node, f"`DataLoader(shuffle=True)` in {cell_ref(c.cell)} has no seeded "
                                              f"`generator=` and torch is never seeded: batch order changes per run.",
                              evidence={"call": "DataLoader", "cell": c.cell.index + 1})

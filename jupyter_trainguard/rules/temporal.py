@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..findings import cell_label, cell_ref
 from .context import NotebookContext
 from .leakage import dedupe
 from .registry import Hit, rule
@@ -17,14 +18,14 @@ def time_weight(evidence) -> int:
     return sum(WEIGHTS.get(k, 0) for k in kinds)
 
 
-def describe(evidence) -> str:
+def describe(evidence, cells=()) -> str:
     parts = []
     for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0))[:3]:
         kind, _, arg = what.partition(":")
         label = {"op": f"`.{arg}()`", "datetime": "`to_datetime`", "parse_dates": "`parse_dates=`",
                  "set_index": f"`set_index('{arg}')`", "sort_values": f"`sort_values('{arg}')`",
                  "window": "sliding windows `x[i:i + n]`"}.get(kind, kind)
-        parts.append(f"{label} in cell {cell + 1}")
+        parts.append(f"{label} in {cell_ref(cells[cell]) if 0 <= cell < len(cells) else cell_label(cell)}")
     return ", ".join(parts)
 
 
@@ -52,7 +53,8 @@ def shuffled_time_split(ctx: NotebookContext) -> Iterator[Hit]:
                 how = s.how if s.how != "sample" else "a random `sample`"
                 hits.append(Hit(s.site.cell, s.site.line,
                                 f"{how} in {s.site.where()} shuffles `{i.name or 'the data'}`, which is "
-                                f"time-ordered ({describe(i.time)}): the model trains on the future.",
+                                f"time-ordered ({describe(i.time, ctx.notebook.cells)}): the model trains on the "
+                                "future.",
                                 evidence={"split": how, "data": i.name, "cell": s.site.cell.index + 1,
                                           "time_evidence": sorted(e[0] for e in i.time)}))
                 break

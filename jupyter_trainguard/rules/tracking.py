@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
+from ..analysis.parsed import dotted
 from ..analysis.usage import usage_of
+from ..findings import cell_ref
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -23,15 +26,41 @@ ENDS = ("end_run", "finish")
                                            "    model.fit(X_train, y_train)",
 )
 def training_not_tracked(ctx: NotebookContext) -> Iterator[Hit]:
-    """Once per notebook, at the first training call, when no tracking library is imported or used."""
+    """Once per notebook, at the first training call, when no tracking library is imported or used. Fitting only
+    preprocessing (scalers, encoders, imputers, vectorizers, PCA) is not training a model."""
     u = usage_of(ctx)
     if not u.trains or u.tracking():
         return
-    c = u.first_training()
+    models = _model_fits(u)
+    torch_training = bool(u.torch_train and u.optimizer_steps)
+    c = min(models + (u.torch_train if torch_training else []), key=lambda c: c.pos, default=None)
     if c is not None:
-        yield Hit.at(c.cell, c.node, f"Training starts in cell {c.cell.index + 1} but no experiment tracking "
+        yield Hit.at(c.cell, c.node, f"Training starts in {cell_ref(c.cell)} but no experiment tracking "
                                      f"(MLflow, W&B, TensorBoard) is used in this notebook.",
                      evidence={"train_cell": c.cell.index + 1})
+
+
+_PREPROCESSOR = re.compile(r"(Scaler|Encoder|Imputer|Vectorizer|Transformer|Binarizer|Normalizer|Discretizer|"
+                           r"PCA|SVD|Selector|SelectKBest|SelectPercentile|PolynomialFeatures|Tokenizer|Embedder)$")
+
+
+def _model_fits(u) -> list:
+    """The fit calls that train a model: those of a preprocessing class (by its constructor, called in place or
+    assigned to the receiver's name) are left out."""
+    made_by = dict(u.assigned_calls)  # name -> qualified name of the call that made it (the last one wins)
+    out = []
+    for c in u.fits:
+        func = c.node.func
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        if isinstance(receiver, ast.Call):
+            made = dotted(receiver.func)
+        elif isinstance(receiver, ast.Name):
+            made = made_by.get(receiver.id, "")
+        else:
+            made = ""
+        if not _PREPROCESSOR.search(made.rsplit(".", 1)[-1]):
+            out.append(c)
+    return out
 
 
 def _protected(ctx: NotebookContext) -> set[int]:
@@ -76,7 +105,7 @@ def run_not_closed(ctx: NotebookContext) -> Iterator[Hit]:
     for c in starts:
         if id(c.node) in protected:
             continue
-        yield Hit.at(c.cell, c.node, f"`{c.q}()` in cell {c.cell.index + 1} is not a `with` block and no `finally` "
+        yield Hit.at(c.cell, c.node, f"`{c.q}()` in {cell_ref(c.cell)} is not a `with` block and no `finally` "
                                      f"ends the run: if a later cell fails the run stays open.",
                      evidence={"call": c.q})
 
@@ -118,5 +147,5 @@ def run_record_incomplete(ctx: NotebookContext) -> Iterator[Hit]:
     if missing:
         c = min(starts, key=lambda c: c.pos)
         sev = "warning" if ("parameters" in missing or "metrics" in missing) else "info"
-        yield Hit.at(c.cell, c.node, f"The tracked run started in cell {c.cell.index + 1} never logs: "
+        yield Hit.at(c.cell, c.node, f"The tracked run started in {cell_ref(c.cell)} never logs: "
                                      f"{', '.join(missing)}.", evidence={"missing": missing}, severity=sev)

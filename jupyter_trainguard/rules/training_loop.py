@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from ..analysis.usage import usage_of
+from ..findings import cell_ref
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -89,7 +90,7 @@ def zero_grad_missing(ctx: NotebookContext) -> Iterator[Hit]:
             continue  # judged at the innermost loop that trains
         if not _zeroes_grad(loop, funcs) and id(loop) not in reported:
             reported.add(id(loop))
-            yield Hit.at(cell, loop, f"The training loop in cell {cell.index + 1} (line {loop.lineno}) calls "
+            yield Hit.at(cell, loop, f"The training loop in {cell_ref(cell)} (line {loop.lineno}) calls "
                                      f"backward() and step() but never zero_grad(): gradients accumulate across "
                                      f"steps.", evidence={"loop_line": loop.lineno})
 
@@ -118,7 +119,7 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
         if _attr_calls(loop, {"backward"}, funcs) and _attr_calls(loop, {"eval"}, funcs) and \
                 not [c for c in _attr_calls(loop, {"train"}, funcs) if not c.args or
                      (isinstance(c.args[0], ast.Constant) and c.args[0].value is True)]:
-            yield Hit.at(cell, loop, f"The epoch loop in cell {cell.index + 1} switches the model to eval() for "
+            yield Hit.at(cell, loop, f"The epoch loop in {cell_ref(cell)} switches the model to eval() for "
                                      f"evaluation but never back to train(): later epochs train in eval mode.",
                          evidence={"loop_line": loop.lineno, "case": "not-reset"})
             return
@@ -135,7 +136,7 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
             calls = [n for b in node.body for n in ast.walk(b) if isinstance(n, ast.Call) and
                      isinstance(n.func, ast.Name) and n.func.id in modules]
             if calls:
-                yield Hit.at(cell, node, f"Evaluation under `torch.no_grad()` in cell {cell.index + 1} runs "
+                yield Hit.at(cell, node, f"Evaluation under `torch.no_grad()` in {cell_ref(cell)} runs "
                                          f"`{calls[0].func.id}` but the notebook never calls `.eval()`: dropout and "
                                          f"batch-norm stay in training mode.",
                              evidence={"model": calls[0].func.id, "case": "no-eval"})

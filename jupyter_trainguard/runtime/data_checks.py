@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,17 +11,37 @@ import numpy as np
 
 from ..findings import Finding, Location
 from . import rules as R
-from .hashing import Unhashable, as_rows, row_hashes, subset_indices
-from .splits import Split, feature_splits, label_for
+from .hashing import Unhashable, as_rows, cached_row_hashes, subset_indices
+from .row_match import _comparable, _same_rows, _width, exact_matches
+from .splits import Split, feature_splits
+from .target_check import DATA006_ROWS, DATA006_SECONDS, check_single_feature, predictiveness
+
+__all__ = [
+    "DATA006_ROWS",
+    "DATA006_SECONDS",
+    "DataCheckOptions",
+    "DataContext",
+    "overlap",
+    "predictiveness",
+    "run_data_checks",
+]
 
 ROLE_ORDER = {"train": 0, "val": 1, "test": 2}
-EVAL_KEYWORDS = frozenset({
-    "eval_set", "validation_data", "val_dataloaders", "valid_sets", "eval_dataset", "valid_set",
-    "validation_set", "val_dataloader", "eval_data", "valid_data", "validation_dataset",
-})
-VERIFY_SAMPLE = 2000
-DATA006_ROWS = 20_000
-DATA006_SECONDS = 0.3
+EVAL_KEYWORDS = frozenset(
+    {
+        "eval_set",
+        "validation_data",
+        "val_dataloaders",
+        "valid_sets",
+        "eval_dataset",
+        "valid_set",
+        "validation_set",
+        "val_dataloader",
+        "eval_data",
+        "valid_data",
+        "validation_dataset",
+    }
+)
 
 
 @dataclass
@@ -43,33 +62,18 @@ class DataContext:
     cell_tree: ast.AST | None = None
     options: DataCheckOptions = field(default_factory=DataCheckOptions)
     notes: list[str] = field(default_factory=list)
-    _hashes: dict[int, np.ndarray] = field(default_factory=dict)
+    _rows: dict[int, Any] = field(default_factory=dict)
+
+    def rows(self, split: Split) -> Any:
+        """`as_rows(split.value)`, built once per check run (a Subset's rows are a gathered copy)."""
+        key = id(split.value)
+        if key not in self._rows:
+            self._rows[key] = as_rows(split.value)
+        return self._rows[key]
 
     def hashes(self, split: Split) -> np.ndarray:
-        key = id(split.value)
-        if key not in self._hashes:
-            self._hashes[key] = row_hashes(as_rows(split.value))
-        return self._hashes[key]
-
-
-def _width(rows: Any) -> int | None:
-    shape = getattr(rows, "shape", None)
-    if shape is None:
-        return None
-    return 1 if len(shape) == 1 else int(np.prod(shape[1:]))
-
-
-def _comparable(a: Any, b: Any) -> bool:
-    """Row hashes are comparable only within one family (frames with the same columns, arrays of one dtype)."""
-    if hasattr(a, "iloc") or hasattr(b, "iloc"):
-        if not (hasattr(a, "iloc") and hasattr(b, "iloc")):
-            return False
-        if hasattr(a, "columns") != hasattr(b, "columns"):
-            return False
-        if hasattr(a, "columns"):
-            return list(a.columns) == list(b.columns) and list(a.dtypes) == list(b.dtypes)
-        return a.dtype == b.dtype
-    return _width(a) == _width(b) and getattr(a, "dtype", None) == getattr(b, "dtype", None)
+        """Row fingerprints of a split, kept between guarded cells while the object is unchanged."""
+        return cached_row_hashes(split.value, self.rows(split))
 
 
 def split_pairs(ctx: DataContext, labels: bool = False) -> Iterator[tuple[Split, Split]]:
@@ -83,8 +87,14 @@ def split_pairs(ctx: DataContext, labels: bool = False) -> Iterator[tuple[Split,
                 yield a, b
 
 
-_FAMILY = {"frame": "table", "series": "table", "array": "array", "tensor": "array", "dataset": "torch-data",
-           "loader": "torch-data"}
+_FAMILY = {
+    "frame": "table",
+    "series": "table",
+    "array": "array",
+    "tensor": "array",
+    "dataset": "torch-data",
+    "loader": "torch-data",
+}
 
 
 def _same_family(a: Split, b: Split, pool: list[Split]) -> bool:
@@ -92,57 +102,26 @@ def _same_family(a: Split, b: Split, pool: list[Split]) -> bool:
     fam = _FAMILY.get(a.kind)
     if fam is None or fam != _FAMILY.get(b.kind):
         return False
-    return sum(1 for s in pool if s.role == a.role and _FAMILY.get(s.kind) == fam) == 1 and \
-        sum(1 for s in pool if s.role == b.role and _FAMILY.get(s.kind) == fam) == 1
-
-
-def _rows_equal(a: Any, ia: np.ndarray, b: Any, ib: np.ndarray) -> np.ndarray:
-    if hasattr(a, "iloc"):
-        va, vb = a.iloc[ia].to_numpy(), b.iloc[ib].to_numpy()
-    else:
-        va, vb = np.asarray(a)[ia], np.asarray(b)[ib]
-    va = va.reshape(len(ia), -1)
-    vb = vb.reshape(len(ib), -1)
-    eq = (va == vb)
-    try:
-        eq |= (va != va) & (vb != vb)  # NaN equals NaN for duplicate detection
-    except TypeError:
-        pass
-    return eq.all(axis=1)
-
-
-def sorted_membership(ha: np.ndarray, hb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(argsort of ha, position of each hb in sorted ha, mask of hb values present in ha).
-
-    One sort of ha plus a binary search per hb value: several times faster than np.isin on millions of rows."""
-    order = np.argsort(ha)
-    sa = ha[order]
-    pos = np.searchsorted(sa, hb)
-    pos[pos == len(sa)] = 0
-    mask = sa[pos] == hb if len(sa) else np.zeros(len(hb), dtype=bool)
-    return order, pos, mask
+    return (
+        sum(1 for s in pool if s.role == a.role and _FAMILY.get(s.kind) == fam) == 1
+        and sum(1 for s in pool if s.role == b.role and _FAMILY.get(s.kind) == fam) == 1
+    )
 
 
 def overlap(ctx: DataContext, a: Split, b: Split) -> dict[str, Any] | None:
-    """Exact row overlap of split b with split a: counts, ratio and a confirmation sample."""
-    ra, rb = as_rows(a.value), as_rows(b.value)
+    """Exact row overlap of split b with split a: counts and ratio (every candidate pair compared)."""
+    ra, rb = ctx.rows(a), ctx.rows(b)
     if not _comparable(ra, rb):
         return None
-    ha, hb = ctx.hashes(a), ctx.hashes(b)
     if ra is rb:
-        return {"rows": len(hb), "overlapping_rows": len(hb), "ratio": 1.0, "same_object": True}
-    order, pos, mask = sorted_membership(ha, hb)
-    count = int(mask.sum())
+        return {"rows": len(rb), "overlapping_rows": len(rb), "ratio": 1.0, "same_object": True}
+    ha, hb = ctx.hashes(a), ctx.hashes(b)
+    ib, _, compared = exact_matches(ra, ha, rb, hb)
+    count = int(len(ib))
     result = {"rows": int(len(hb)), "overlapping_rows": count, "ratio": count / max(1, len(hb))}
-    if count:
-        ib = np.flatnonzero(mask)
-        if len(ib) > VERIFY_SAMPLE:
-            ib = ib[np.linspace(0, len(ib) - 1, VERIFY_SAMPLE).astype(np.int64)]
-        ia = order[pos[ib]]
-        confirmed = _rows_equal(ra, ia, rb, ib)
-        result["confirmed_in_sample"] = f"{int(confirmed.sum())}/{len(ib)}"
-        if not confirmed.any():
-            return {"rows": int(len(hb)), "overlapping_rows": 0, "ratio": 0.0}
+    if compared:
+        result["confirmed_in_sample"] = f"{count}/{compared}"
+        result["verified"] = "every candidate row compared value by value"
     return result
 
 
@@ -153,8 +132,12 @@ def index_overlap(a: Split, b: Split) -> dict[str, Any] | None:
         return None
     mask = np.isin(sb[1], sa[1])
     count = int(mask.sum())
-    return {"rows": int(len(sb[1])), "overlapping_rows": count, "ratio": count / max(1, len(sb[1])),
-            "by": "subset indices"}
+    return {
+        "rows": int(len(sb[1])),
+        "overlapping_rows": count,
+        "ratio": count / max(1, len(sb[1])),
+        "by": "subset indices",
+    }
 
 
 def check_row_overlap(ctx: DataContext) -> list[Finding]:
@@ -172,8 +155,10 @@ def check_row_overlap(ctx: DataContext) -> list[Finding]:
             continue
         if res is None or res["overlapping_rows"] == 0 or res["ratio"] <= ctx.options.overlap_threshold:
             continue
-        msg = (f"{res['overlapping_rows']} of {res['rows']} rows of {b.name} ({res['ratio']:.1%}) also appear in "
-               f"{a.name}" + (" (they are the same object)" if res.get("same_object") else "") + ".")
+        msg = (
+            f"{res['overlapping_rows']} of {res['rows']} rows of {b.name} ({res['ratio']:.1%}) also appear in "
+            f"{a.name}" + (" (they are the same object)" if res.get("same_object") else "") + "."
+        )
         out.append(R.DATA001.finding(ctx.location, msg, {"train": a.name, "other": b.name, **res}))
     return out
 
@@ -197,7 +182,7 @@ def check_group_overlap(ctx: DataContext) -> list[Finding]:
     out, seen_key = [], False
     for a, b in split_pairs(ctx):
         try:
-            ka, kb = _key_values(as_rows(a.value), key), _key_values(as_rows(b.value), key)
+            ka, kb = _key_values(ctx.rows(a), key), _key_values(ctx.rows(b), key)
         except Unhashable:
             continue
         if ka is None or kb is None:
@@ -207,11 +192,24 @@ def check_group_overlap(ctx: DataContext) -> list[Finding]:
         shared = int(np.unique(kb[mask]).size)
         if shared:
             rows = int(mask.sum())
-            msg = (f"{shared} distinct {key!s} values of {b.name} also occur in {a.name} "
-                   f"({rows} of {len(kb)} rows of {b.name}, {rows / len(kb):.1%}).")
-            out.append(R.DATA002.finding(ctx.location, msg, {
-                "train": a.name, "other": b.name, "group_key": key, "shared_keys": shared,
-                "distinct_keys_other": int(np.unique(kb).size), "rows_affected": rows}))
+            msg = (
+                f"{shared} distinct {key!s} values of {b.name} also occur in {a.name} "
+                f"({rows} of {len(kb)} rows of {b.name}, {rows / len(kb):.1%})."
+            )
+            out.append(
+                R.DATA002.finding(
+                    ctx.location,
+                    msg,
+                    {
+                        "train": a.name,
+                        "other": b.name,
+                        "group_key": key,
+                        "shared_keys": shared,
+                        "distinct_keys_other": int(np.unique(kb).size),
+                        "rows_affected": rows,
+                    },
+                )
+            )
     if not seen_key:
         ctx.notes.append(f"DATA002: no pair of splits has a column or index named {key!r}")
     return out
@@ -253,31 +251,39 @@ def check_transformers(ctx: DataContext) -> list[Finding]:
         width = getattr(est, "n_features_in_", None)
         if seen is None or width is None:
             continue
-        trains = [s for s in feats if s.role == "train" and _width(as_rows(s.value)) == width]
-        others = [s for s in feats if s.role != "train" and _width(as_rows(s.value)) == width]
+        trains = [s for s in feats if s.role == "train" and _width(ctx.rows(s)) == width]
+        others = [s for s in feats if s.role != "train" and _width(ctx.rows(s)) == width]
         if not trains:
             continue
-        n_train = max(len(as_rows(s.value)) for s in trains)
+        n_train = max(len(ctx.rows(s)) for s in trains)
         if seen <= n_train:
             continue
-        train = max(trains, key=lambda s: len(as_rows(s.value)))
-        evidence: dict[str, Any] = {"transformer": name, "samples_seen": seen, "train": train.name,
-                                    "train_rows": n_train}
-        sizes = {s.name: len(as_rows(s.value)) for s in others}
-        combo = [n for n in sizes if n_train + sizes[n] == seen] or \
-            ([*sizes] if sizes and n_train + sum(sizes.values()) == seen else [])
+        train = max(trains, key=lambda s: len(ctx.rows(s)))
+        evidence: dict[str, Any] = {
+            "transformer": name,
+            "samples_seen": seen,
+            "train": train.name,
+            "train_rows": n_train,
+        }
+        sizes = {s.name: len(ctx.rows(s)) for s in others}
+        combo = [n for n in sizes if n_train + sizes[n] == seen] or (
+            [*sizes] if sizes and n_train + sum(sizes.values()) == seen else []
+        )
         mean = getattr(est, "mean_", None)
         if mean is not None and others:
-            m_train = _numeric_mean(as_rows(train.value))
-            parts = [(m_train, n_train)] + [(_numeric_mean(as_rows(s.value)), sizes[s.name])
-                                             for s in others if not combo or s.name in combo]
+            m_train = _numeric_mean(ctx.rows(train))
+            parts = [(m_train, n_train)] + [
+                (_numeric_mean(ctx.rows(s)), sizes[s.name]) for s in others if not combo or s.name in combo
+            ]
             if all(m is not None for m, _ in parts):
                 full = sum(m * n for m, n in parts) / sum(n for _, n in parts)
                 evidence["mean_matches_train"] = bool(np.allclose(mean, m_train, rtol=1e-6, atol=1e-9))
                 evidence["mean_matches_train_plus_eval"] = bool(np.allclose(mean, full, rtol=1e-6, atol=1e-9))
         what = f" = {train.name} + " + " + ".join(combo) if combo else ""
-        msg = (f"{name} ({type(est).__name__}) was fitted on {seen} rows, more than the {n_train} rows of "
-               f"{train.name}{' (' + str(seen) + what + ')' if combo else ''}: it saw evaluation data.")
+        msg = (
+            f"{name} ({type(est).__name__}) was fitted on {seen} rows, more than the {n_train} rows of "
+            f"{train.name}{' (' + str(seen) + what + ')' if combo else ''}: it saw evaluation data."
+        )
         if evidence.get("mean_matches_train_plus_eval"):
             msg += " Its mean_ matches the training plus evaluation rows."
         evidence["eval_splits_matching"] = combo
@@ -310,12 +316,13 @@ def _is_test_object(ctx: DataContext, value: Any) -> Split | None:
     except Unhashable:
         return None
     for s in tests:
-        srows = as_rows(s.value)
+        srows = ctx.rows(s)
         if rows is srows:
             return s
         if len(rows) == len(srows) and _comparable(rows, srows) and len(rows):
-            h = row_hashes(rows)
-            if np.array_equal(np.sort(h), np.sort(ctx.hashes(s))):
+            h, hs = cached_row_hashes(value, rows), ctx.hashes(s)
+            oh, os_ = np.argsort(h, kind="stable"), np.argsort(hs, kind="stable")
+            if np.array_equal(h[oh], hs[os_]) and _same_rows(rows, oh, srows, os_):
                 return s
     return None
 
@@ -340,9 +347,18 @@ def check_eval_set(ctx: DataContext) -> list[Finding]:
                 hits.append((n, match.name, "same object" if ctx.user_ns[n] is match.value else "same rows"))
         if hits:
             desc = ", ".join(n if n == t else f"{n} (= {t}, {how})" for n, t, how in hits)
-            out.append(R.DATA004.finding(ctx.location, f"The test split is passed as {keyword}=: {desc}.", {
-                "keyword": keyword, "names": [n for n, _, _ in hits], "test_splits": [t for _, t, _ in hits],
-                "matched_by": [how for _, _, how in hits]}))
+            out.append(
+                R.DATA004.finding(
+                    ctx.location,
+                    f"The test split is passed as {keyword}=: {desc}.",
+                    {
+                        "keyword": keyword,
+                        "names": [n for n, _, _ in hits],
+                        "test_splits": [t for _, t, _ in hits],
+                        "matched_by": [how for _, _, how in hits],
+                    },
+                )
+            )
     return out
 
 
@@ -369,8 +385,10 @@ def check_time_order(ctx: DataContext) -> list[Finding]:
     out = []
     for a, b in split_pairs(ctx):
         try:
-            ta, tb = _time_values(as_rows(a.value), ctx.options.time_column), \
-                _time_values(as_rows(b.value), ctx.options.time_column)
+            ta, tb = (
+                _time_values(ctx.rows(a), ctx.options.time_column),
+                _time_values(ctx.rows(b), ctx.options.time_column),
+            )
         except (Unhashable, ValueError, TypeError):
             continue
         if ta is None or tb is None or ta[0] != tb[0] or not len(ta[1]) or not len(tb[1]):
@@ -378,120 +396,23 @@ def check_time_order(ctx: DataContext) -> list[Finding]:
         start_b = np.nanmin(tb[1])
         after = int((ta[1] > start_b).sum())
         if after:
-            msg = (f"{after} of {len(ta[1])} rows of {a.name} ({after / len(ta[1]):.1%}) are dated after the "
-                   f"first row of {b.name} (time column {ta[0]!s}): training sees the future.")
-            out.append(R.DATA005.finding(ctx.location, msg, {
-                "train": a.name, "other": b.name, "time_column": ta[0], "train_rows_after": after,
-                "train_rows": int(len(ta[1]))}))
-    return out
-
-
-def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
-    import pandas as pd
-
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes, len(uniques)
-
-
-def _column_iter(rows: Any) -> Iterator[tuple[str, np.ndarray]]:
-    if hasattr(rows, "columns"):
-        for c in rows.columns:
-            yield str(c), rows[c].to_numpy()
-    else:
-        arr = np.asarray(rows)
-        arr = arr.reshape(len(arr), -1)
-        for j in range(arr.shape[1]):
-            yield f"column {j}", arr[:, j]
-
-
-def predictiveness(x: np.ndarray, y: np.ndarray, classification: bool) -> tuple[float, str] | None:
-    """A score in [0, 1] for how well x alone predicts y, and the method used; None when not computable."""
-    try:
-        if np.array_equal(x, y):
-            return 1.0, "equal"
-    except (TypeError, ValueError):
-        pass
-    if not classification:
-        try:
-            xf, yf = x.astype(float), y.astype(float)
-        except (TypeError, ValueError):
-            return None
-        ok = np.isfinite(xf) & np.isfinite(yf)
-        if ok.sum() < 10 or np.std(xf[ok]) == 0 or np.std(yf[ok]) == 0:
-            return None
-        return float(abs(np.corrcoef(xf[ok], yf[ok])[0, 1])), "abs_correlation"
-    ycodes, k = _codes(y)
-    if k < 2:
-        return None
-    xcodes, groups = _codes(x)
-    if groups <= 64:  # discrete feature: accuracy of the majority label per value
-        table = np.zeros((groups + 1, k), dtype=np.int64)
-        np.add.at(table, (xcodes + 1, ycodes), 1)
-        return float(table.max(axis=1).sum() / len(y)), "group_purity"
-    try:
-        xf = x.astype(float)
-    except (TypeError, ValueError):
-        return None  # a high-cardinality categorical (an ID) is not judged
-    order = np.argsort(xf, kind="stable")
-    changes = int((np.diff(ycodes[order]) != 0).sum())
-    return float(1.0 - max(0, changes - (k - 1)) / len(y)), "sorted_runs"
-
-
-def check_single_feature(ctx: DataContext, deadline_s: float = DATA006_SECONDS) -> list[Finding]:
-    out = []
-    start = time.perf_counter()
-    rng = np.random.default_rng(0)  # private generator: the user's RNG state is not touched
-    for split in feature_splits(ctx.splits):
-        if split.role != "train":
-            continue
-        try:
-            rows = as_rows(split.value)
-        except Unhashable:
-            continue
-        target = ctx.options.target
-        if target and hasattr(rows, "columns") and target in rows.columns:
-            label_name, y_all = f"{split.name}[{target!r}]", rows[target].to_numpy()
-            rows = rows.drop(columns=[target])
-        else:
-            lab = label_for(split, ctx.splits)
-            if lab is None:
-                continue
-            try:
-                y_all = np.asarray(as_rows(lab.value)).reshape(-1)
-            except Unhashable:
-                continue
-            label_name = lab.name
-        n = len(rows)
-        if n != len(y_all) or n < 20:
-            continue
-        idx = np.sort(rng.choice(n, DATA006_ROWS, replace=False)) if n > DATA006_ROWS else None
-        sample = rows.iloc[idx] if (idx is not None and hasattr(rows, "iloc")) else \
-            (np.asarray(rows)[idx] if idx is not None else rows)
-        y = y_all[idx] if idx is not None else y_all
-        _, k = _codes(y)
-        classification = k <= 50 and (y.dtype.kind in "biuOUS")
-        if classification:
-            counts = np.bincount(_codes(y)[0][_codes(y)[0] >= 0])
-            baseline = counts.max() / max(1, counts.sum())
-            if baseline >= 0.98:
-                continue
-        else:
-            baseline = 0.0
-        for col, x in _column_iter(sample):
-            if time.perf_counter() - start > deadline_s:
-                ctx.notes.append("DATA006: time box reached; some columns were not checked")
-                return out
-            res = predictiveness(x, y, classification)
-            if res is None:
-                continue
-            score, method = res
-            threshold = 0.999 if method == "abs_correlation" else 0.995
-            if score >= threshold:
-                how = "equals" if method == "equal" else f"predicts ({method} {score:.3f})"
-                msg = f"Feature {col} of {split.name} alone {how} the label {label_name}."
-                out.append(R.DATA006.finding(ctx.location, msg, {
-                    "features": split.name, "label": label_name, "column": col, "score": round(score, 4),
-                    "method": method, "baseline": round(float(baseline), 4), "sampled_rows": int(len(y))}))
+            msg = (
+                f"{after} of {len(ta[1])} rows of {a.name} ({after / len(ta[1]):.1%}) are dated after the "
+                f"first row of {b.name} (time column {ta[0]!s}): training sees the future."
+            )
+            out.append(
+                R.DATA005.finding(
+                    ctx.location,
+                    msg,
+                    {
+                        "train": a.name,
+                        "other": b.name,
+                        "time_column": ta[0],
+                        "train_rows_after": after,
+                        "train_rows": int(len(ta[1])),
+                    },
+                )
+            )
     return out
 
 

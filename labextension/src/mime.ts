@@ -6,7 +6,7 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { findingsInPayload, groupFindings, RUN_MIME, AUDIT_MIME, RUNTIME_MIME_TYPES } from './model';
+import { cellLabel, findingsInPayload, groupFindings, RUN_MIME, AUDIT_MIME, RUNTIME_MIME_TYPES } from './model';
 import { countsLine, el, groupsNode } from './render';
 
 const TITLES: Record<string, string> = {
@@ -40,7 +40,8 @@ export class TrainGuardOutput extends Widget implements IRenderMime.IRenderer {
       finding,
       cell: null,
       line: finding.location.line ?? null,
-      origin: 'runtime' as const
+      origin: 'runtime' as const,
+      label: cellLabel(finding.location.cell_index, finding.location.execution_count)
     }));
     const groups = groupFindings(items);
     const head = el('div', 'jp-TrainGuardOutput-head');

@@ -12,12 +12,30 @@ export const SEVERITIES = ['error', 'warning', 'info'];
 
 export interface ILocation {
   path?: string;
+  /** 0-based index over all cells, markdown included (`cell` is the same number, kept for old payloads). */
+  cell_index?: number;
   cell?: number;
+  cell_id?: string;
   line?: number;
   column?: number;
   end_line?: number;
   file_line?: number;
   execution_count?: number;
+}
+
+/**
+ * What a leak did to the reported metric (`evidence.impact`, written by `jupyter_trainguard.impact`): the score
+ * refitted without the leak, or why it could not be measured.
+ */
+export interface IMeasuredImpact {
+  /** "measured" or "not measured". */
+  status: string;
+  /** "reported accuracy 0.758; refitted without the leak 0.622 (−13.6 points)" when measured. */
+  summary: string;
+  /** Why it was not measured (empty when measured). */
+  reason: string;
+  /** "inflated", "deflated", "no measurable effect", "undetermined" or "". */
+  verdict: string;
 }
 
 export interface IFinding {
@@ -30,6 +48,8 @@ export interface IFinding {
   impact: string;
   fix: string;
   source: string;
+  /** The measured effect of this leak on the score, when the run measured (or tried to) it. */
+  measured: IMeasuredImpact | null;
 }
 
 export interface IReport {
@@ -43,9 +63,28 @@ export interface IReport {
 /** A finding placed in the open document: which cell (notebooks) or file line (editors) it points at. */
 export interface IPlacedFinding {
   finding: IFinding;
+  /** The cell to select on click (0-based over all cells). */
   cell: number | null;
   line: number | null;
   origin: 'static' | 'runtime';
+  /** How the finding names its cell: "cell 5 [In 3]", "[In 3]" or "" (see `cellLabel`). */
+  label: string;
+}
+
+/**
+ * The one spelling of a cell, as the Python side writes it: "cell 5 [In 3]" ("cell N" 1-based over all
+ * cells as JupyterLab counts them, then the execution count when known); "[In 3]" when only the count is
+ * known; "" when neither is.
+ */
+export function cellLabel(index: number | null | undefined, count: number | null | undefined): string {
+  const parts: string[] = [];
+  if (index !== null && index !== undefined) {
+    parts.push(`cell ${index + 1}`);
+  }
+  if (count !== null && count !== undefined) {
+    parts.push(`[In ${count}]`);
+  }
+  return parts.join(' ');
 }
 
 export interface IRuleGroup {
@@ -71,6 +110,36 @@ function int(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
+/** `evidence.impact` of untrusted finding JSON, or null when there is none (or it is not a record). */
+export function toMeasuredImpact(evidence: unknown): IMeasuredImpact | null {
+  if (!evidence || typeof evidence !== 'object' || Array.isArray(evidence)) {
+    return null;
+  }
+  const rec = (evidence as Record<string, unknown>).impact;
+  if (!rec || typeof rec !== 'object' || Array.isArray(rec)) {
+    return null;
+  }
+  const r = rec as Record<string, unknown>;
+  const status = str(r.status);
+  const summary = str(r.summary);
+  const reason = str(r.reason);
+  if (!status || (status === 'measured' ? !summary : !(reason || summary))) {
+    return null;
+  }
+  return { status, summary, reason, verdict: str(r.verdict) };
+}
+
+/** The one line the panel shows: the summary when measured, else "not measured: <reason>". */
+export function measuredLine(m: IMeasuredImpact): string {
+  if (m.status === 'measured') {
+    return m.summary;
+  }
+  if (m.reason) {
+    return `not measured: ${m.reason}`;
+  }
+  return m.summary.startsWith('not measured') ? m.summary : `not measured: ${m.summary}`;
+}
+
 /** Coerce untrusted JSON (server answer or a saved cell output) into a finding, or null if it is none. */
 export function toFinding(raw: unknown): IFinding | null {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -90,9 +159,12 @@ export function toFinding(raw: unknown): IFinding | null {
     impact: str(r.impact),
     fix: str(r.fix),
     source: str(r.source) || 'static',
+    measured: toMeasuredImpact(r.evidence),
     location: {
       path: str(loc.path),
-      cell: int(loc.cell),
+      cell_index: int(loc.cell_index) ?? int(loc.cell),
+      cell: int(loc.cell_index) ?? int(loc.cell),
+      cell_id: typeof loc.cell_id === 'string' ? loc.cell_id : undefined,
       line: int(loc.line),
       column: int(loc.column),
       end_line: int(loc.end_line),
@@ -129,15 +201,63 @@ export function findingsInPayload(payload: unknown, depth = 0): IFinding[] {
 /** One code cell's outputs as mime bundles: `[cellIndex, [bundle, ...]]`. */
 export type CellOutputs = [number, Array<Record<string, unknown>>];
 
-/** Runtime findings stored in cell outputs; each points at the cell whose output holds it. */
-export function runtimeFindings(cells: CellOutputs[]): IPlacedFinding[] {
+/** Whether a finding's location is in the open document (or the kernel session running it). */
+function sameDocument(path: string | undefined, docPath: string): boolean {
+  if (!path || path.startsWith('<') || !docPath) {
+    return true;
+  }
+  return path === docPath || path.endsWith('/' + docPath);
+}
+
+/**
+ * Where a finding saved in the output of cell `index` points: its own `cell_index` when the kernel knew
+ * the notebook; else the one cell now showing its execution count; else the cell holding the output.
+ * `counts` are the live execution counts, one per cell (null: none); `docPath` is the open notebook's path.
+ * A finding about another file stays at the output and names that file.
+ */
+export function placeRuntime(
+  finding: IFinding,
+  index: number,
+  counts: Array<number | null>,
+  docPath = ''
+): IPlacedFinding {
+  const loc = finding.location;
+  const line = loc.line ?? null;
+  const count = loc.execution_count;
+  const place = (cell: number, label: string): IPlacedFinding => ({
+    finding,
+    cell,
+    line,
+    origin: 'runtime',
+    label
+  });
+  if (!sameDocument(loc.path, docPath)) {
+    return place(index, [loc.path, cellLabel(loc.cell_index, count)].filter(Boolean).join(' '));
+  }
+  if (loc.cell_index !== undefined && loc.cell_index < Math.max(counts.length, index + 1)) {
+    return place(loc.cell_index, cellLabel(loc.cell_index, count ?? counts[loc.cell_index] ?? null));
+  }
+  if (count !== undefined) {
+    const at = counts.indexOf(count);
+    const unique = at >= 0 && counts.lastIndexOf(count) === at;
+    return unique ? place(at, cellLabel(at, count)) : place(index, cellLabel(null, count));
+  }
+  return place(index, cellLabel(index, counts[index] ?? null));
+}
+
+/** Runtime findings stored in cell outputs, placed by `placeRuntime`. */
+export function runtimeFindings(
+  cells: CellOutputs[],
+  counts: Array<number | null> = [],
+  docPath = ''
+): IPlacedFinding[] {
   const out: IPlacedFinding[] = [];
   for (const [index, bundles] of cells) {
     for (const bundle of bundles) {
       for (const mime of RUNTIME_MIME_TYPES) {
         if (bundle[mime] !== undefined) {
           for (const finding of findingsInPayload(bundle[mime])) {
-            out.push({ finding, cell: index, line: finding.location.line ?? null, origin: 'runtime' });
+            out.push(placeRuntime(finding, index, counts, docPath));
           }
         }
       }
@@ -154,9 +274,12 @@ export function placeStatic(report: IReport, kind: 'notebook' | 'editor'): IPlac
     .map(finding => {
       const loc = finding.location;
       if (kind === 'editor') {
-        return { finding, cell: null, line: loc.file_line ?? loc.line ?? null, origin: 'static' as const };
+        const line = loc.file_line ?? loc.line ?? null;
+        return { finding, cell: null, line, origin: 'static' as const, label: '' };
       }
-      return { finding, cell: loc.cell ?? null, line: loc.line ?? null, origin: 'static' as const };
+      const cell = loc.cell_index ?? null;
+      const label = cellLabel(cell, loc.execution_count);
+      return { finding, cell, line: loc.line ?? null, origin: 'static' as const, label };
     });
 }
 

@@ -139,12 +139,25 @@ export class FindingsPanel extends Widget {
     }
     const items: IPlacedFinding[] = this._report ? placeStatic(this._report, target.kind) : [];
     if (target.kind === 'notebook') {
-      items.push(...runtimeFindings(this._cellOutputs(target.widget)));
+      const path = target.widget.context.path;
+      items.push(...runtimeFindings(this._cellOutputs(target.widget), this._executionCounts(target.widget), path));
     }
     const groups = groupFindings(items);
     this._summary.textContent = countsLine(groups);
     this._list.replaceChildren(groupsNode(groups, item => this._select(item)));
     this._setCount(items.length);
+  }
+
+  /** The execution count each cell shows now (`[3]`), null for markdown cells and cells never run. */
+  private _executionCounts(panel: NotebookPanel): Array<number | null> {
+    const cells = panel.model?.cells;
+    const out: Array<number | null> = [];
+    for (let i = 0; cells && i < cells.length; i++) {
+      const cell = cells.get(i) as any;
+      const count = cell.type === 'code' ? cell.executionCount : null;
+      out.push(typeof count === 'number' ? count : null);
+    }
+    return out;
   }
 
   private _cellOutputs(panel: NotebookPanel): CellOutputs[] {
@@ -227,7 +240,9 @@ export class FindingsPanel extends Widget {
     this._debounce = window.setTimeout(() => {
       const t = this._target;
       if (t?.kind === 'notebook') {
-        const key = JSON.stringify(runtimeFindings(this._cellOutputs(t.widget)));
+        const key = JSON.stringify(
+          runtimeFindings(this._cellOutputs(t.widget), this._executionCounts(t.widget), t.widget.context.path)
+        );
         if (key !== this._runtimeKey) {
           this._runtimeKey = key;
           this._render();

@@ -3,7 +3,7 @@
  * `textContent`, never `innerHTML`, so notebook content (cell code, column names, file names) stays inert.
  */
 
-import { IFinding, IPlacedFinding, ISeverityGroup, SEVERITIES } from './model';
+import { IFinding, IPlacedFinding, ISeverityGroup, measuredLine, SEVERITIES } from './model';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -26,8 +26,8 @@ export function severityClass(severity: string): string {
 
 export function placeLabel(item: IPlacedFinding): string {
   const parts: string[] = [];
-  if (item.cell !== null) {
-    parts.push(`cell ${item.cell + 1}`);
+  if (item.label) {
+    parts.push(item.label);
   }
   if (item.line !== null) {
     parts.push(`line ${item.line}`);
@@ -35,7 +35,50 @@ export function placeLabel(item: IPlacedFinding): string {
   return parts.join(', ');
 }
 
-/** One finding: location and rule, the message, then impact and fix. */
+const CODE_SPAN = /`([^`\n]+)`/g;
+
+/** Text whose Markdown code spans (`X_test`) become <code> elements; everything else stays plain text. */
+export function inlineCode(className: string, text: string): HTMLElement {
+  const node = el('div', className);
+  appendInlineCode(node, text);
+  return node;
+}
+
+/** Append `text` to `node`: code spans as <code> (set through textContent), the rest as text nodes. */
+export function appendInlineCode(node: HTMLElement, text: string): void {
+  let last = 0;
+  CODE_SPAN.lastIndex = 0;
+  for (let m = CODE_SPAN.exec(text); m !== null; m = CODE_SPAN.exec(text)) {
+    const at = m.index;
+    if (at > last) {
+      node.append(document.createTextNode(text.slice(last, at)));
+    }
+    node.append(el('code', undefined, m[1]));
+    last = at + m[0].length;
+  }
+  if (last < text.length) {
+    node.append(document.createTextNode(text.slice(last)));
+  }
+}
+
+/** The measured effect of a leak on the score: one line, classed by status and verdict for the colour. */
+export function measuredNode(f: IFinding): HTMLElement | null {
+  const m = f.measured;
+  if (!m) {
+    return null;
+  }
+  const measured = m.status === 'measured';
+  const node = el('div', 'jp-TrainGuard-measured ' + (measured ? 'jp-mod-measured' : 'jp-mod-unmeasured'));
+  node.dataset.status = m.status;
+  if (measured && m.verdict) {
+    node.dataset.verdict = m.verdict;
+  }
+  node.append(el('span', 'jp-TrainGuard-label', 'Effect on the score: '));
+  appendInlineCode(node, measuredLine(m));
+  return node;
+}
+
+/** One finding: location and rule, the message, the measured effect on the score, then impact and fix. */
 export function findingNode(f: IFinding, place: string, origin?: string): HTMLElement {
   const node = el('div', 'jp-TrainGuard-finding ' + severityClass(f.severity));
   node.dataset.rule = f.rule_id;
@@ -47,15 +90,21 @@ export function findingNode(f: IFinding, place: string, origin?: string): HTMLEl
     head.appendChild(el('span', 'jp-TrainGuard-tag', 'runtime'));
   }
   node.appendChild(head);
-  node.appendChild(el('div', 'jp-TrainGuard-message', f.message));
+  node.appendChild(inlineCode('jp-TrainGuard-message', f.message));
+  const measured = measuredNode(f);
+  if (measured) {
+    node.appendChild(measured);
+  }
   if (f.impact) {
     const p = el('div', 'jp-TrainGuard-impact');
-    p.append(el('span', 'jp-TrainGuard-label', 'Impact: '), document.createTextNode(f.impact));
+    p.append(el('span', 'jp-TrainGuard-label', 'Impact: '));
+    appendInlineCode(p, f.impact);
     node.appendChild(p);
   }
   if (f.fix) {
     const p = el('div', 'jp-TrainGuard-fix');
-    p.append(el('span', 'jp-TrainGuard-label', 'Fix: '), document.createTextNode(f.fix));
+    p.append(el('span', 'jp-TrainGuard-label', 'Fix: '));
+    appendInlineCode(p, f.fix);
     node.appendChild(p);
   }
   return node;

@@ -31,9 +31,9 @@ def test_session_review_publishes_text_html_and_payload(shell):
     assert bundle["text/plain"].startswith("Training pipeline review")
     assert "<div class='trainguard-audit'>" in bundle["text/html"]
     audit = shell.audit
-    # session cells are numbered by execution count (cell N == In[N])
+    # session cells are named by their execution count, "[In N]" (their place in a notebook is not known here)
     fit = [ln for ln in audit.part("split").lines if ln.label == "Preprocessing fit"][0]
-    assert fit.where == f"cell {first + 2}, line 4" and "before the split" in fit.value
+    assert fit.where == f"[In {first + 2}], line 4" and "before the split" in fit.value
     # live data is hashed: column names and shapes only
     df = audit.provenance["datasets"]["df"]
     assert df["columns"] == ["age", "income", "tenure", "visits", "churn"] and df["shape"] == [400, 5]

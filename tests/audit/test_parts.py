@@ -27,16 +27,17 @@ def test_leaky_sklearn_notebook(leaky_nb):
     repro, split, temporal, ckpt, track, table, nxt = audit.parts
     # 1. seeding coverage: numpy's default_rng() and train_test_split are unseeded, with their cells
     seeding = lines(repro)
-    assert seeding["Seeding: NumPy"] == ["used (numpy.random.default_rng), NOT seeded @ cell 2, line 1"]
-    assert seeding["Seeding: scikit-learn random_state"] == ["used (train_test_split), NOT seeded @ cell 4, line 1"]
+    assert seeding["Seeding: NumPy"] == ["used (numpy.random.default_rng), NOT seeded @ cell 2 [In 2], line 1"]
+    assert seeding["Seeding: scikit-learn random_state"] == [
+        "used (train_test_split), NOT seeded @ cell 4 [In 4], line 1"]
     assert repro.status == "issues" and repro.verdict.startswith("AT RISK: 0/2 RNG families seeded")
     assert any("no lockfile" in v for v in seeding["Environment"])
     assert seeding["Rerun"][0].startswith("not checked")
     # 2. split type and where preprocessing is fitted; the leakage finding with cell and line
     facts = lines(split)
-    assert facts["Split"] == ["train_test_split (random shuffle) @ cell 4, line 1"]
+    assert facts["Split"] == ["train_test_split (random shuffle) @ cell 4 [In 4], line 1"]
     assert facts["Preprocessing fit"] == [
-        "scaler.fit_transform(X) [StandardScaler] — before the split (sees every row) @ cell 3, line 4"]
+        "scaler.fit_transform(X) [StandardScaler] — before the split (sees every row) @ cell 3 [In 3], line 4"]
     leak = [f for f in split.findings if f.rule_id == "LEAK001"]
     assert len(leak) == 1 and (leak[0].location.cell, leak[0].location.line) == (2, 4)
     assert split.status == "issues" and split.verdict.startswith("LEAKAGE RISK")
@@ -50,7 +51,7 @@ def test_leaky_sklearn_notebook(leaky_nb):
     assert table.findings == audit.findings == by_priority(audit.findings)
     assert audit.findings[0].rule_id == "LEAK001"
     assert nxt.verdict.startswith(audit.findings[0].fix) and audit.next_action["rule_id"] == "LEAK001"
-    assert "cell 3, line 4" in audit.next_action["where"]
+    assert "cell 3 [In 3], line 4" in audit.next_action["where"]
     # grouped results: temporal rules that ran without finding are "not applicable", none is lost
     assert "TIME001" in audit.not_applicable
     assert "LEAK002" in audit.passed
@@ -68,13 +69,13 @@ def test_clean_sklearn_notebook(clean_nb):
     assert any(v.startswith("requirements.txt (all pinned)") for v in seeding["Environment"])
     assert repro.status == "ok"
     facts = lines(split)
-    assert facts["Split"] == ["train_test_split (random shuffle), stratified @ cell 3, line 1"]
+    assert facts["Split"] == ["train_test_split (random shuffle), stratified @ cell 3 [In 3], line 1"]
     assert "inside a Pipeline" in facts["Preprocessing fit"][0]
     assert split.findings == [] and split.status == "ok" and "LEAK001" in split.passed
     assert temporal.status == ckpt.status == "not applicable"
     t = lines(track)
     assert t["Tracker"] == ["mlflow @ "]
-    assert t["Params"][0].startswith("logged (mlflow.log_params") and "cell 4, line 2" in t["Params"][0]
+    assert t["Params"][0].startswith("logged (mlflow.log_params") and "cell 4 [In 4], line 2" in t["Params"][0]
     assert t["Metrics"][0].startswith("logged (mlflow.log_metric")
     assert t["Code commit"][0].startswith("logged") and t["Dataset version/hash"][0].startswith("logged")
     assert track.verdict.startswith("Tracked")
@@ -88,8 +89,8 @@ def test_torch_notebook_incomplete_checkpoint_no_tracking(torch_nb):
     assert lines(repro)["Seeding: PyTorch"][0].startswith("seeded (torch.manual_seed(0))")
     assert any("deterministic" in v for v in lines(repro)["Determinism"])
     c = lines(ckpt)
-    assert c["Persisted"] == ["torch.save(model.state_dict()) — weights only: model weights @ cell 3, line 8"]
-    assert c["Restore"] == ["model.load_state_dict(...) @ cell 4, line 1"]
+    assert c["Persisted"] == ["torch.save(model.state_dict()) — weights only: model weights @ cell 3 [In 3], line 8"]
+    assert c["Restore"] == ["model.load_state_dict(...) @ cell 4 [In 4], line 1"]
     assert c["Resume"] == ["cannot resume exactly; missing optimizer state, epoch / step counter @ "]
     assert ckpt.status == "issues" and ckpt.verdict.startswith("NOT RESUMABLE")
     assert track.verdict.startswith("UNTRACKED")
@@ -106,8 +107,8 @@ def test_time_series_notebook_temporal_part(temporal_nb):
     audit, _ = audit_paths([str(temporal_nb)])
     temporal = audit.part("temporal")
     t = lines(temporal)
-    assert t["Time data"][0] == "read_csv(parse_dates=...) @ cell 2, line 1"
-    assert t["Non-chronological split"] == ["train_test_split (random shuffle) @ cell 3, line 1"]
+    assert t["Time data"][0] == "read_csv(parse_dates=...) @ cell 2 [In 2], line 1"
+    assert t["Non-chronological split"] == ["train_test_split (random shuffle) @ cell 3 [In 3], line 1"]
     assert [f.rule_id for f in temporal.findings] == ["TIME001"]
     assert temporal.status == "issues" and temporal.verdict.startswith("NOT CHRONOLOGICAL")
     assert audit.next_action["rule_id"] == "TIME001"

@@ -46,9 +46,10 @@ RUN_MIME = "application/vnd.trainguard.run+json"
 AUDIT_MIME = "application/vnd.trainguard.audit+json"
 
 
-def _finding(rule_id: str, message: str, cell: int | None = None, severity: str = "error") -> dict:
+def _finding(rule_id: str, message: str, count: int | None = None, severity: str = "error") -> dict:
+    location = {"path": "<session>"} if count is None else {"path": "<session>", "execution_count": count}
     return {"rule_id": rule_id, "rule_name": "name " + XSS, "severity": severity, "category": "leakage.overlap",
-            "message": message, "location": {"path": "<session>", "cell": cell}, "impact": "impact " + XSS,
+            "message": message, "location": location, "impact": "impact " + XSS,
             "fix": "fix " + XSS, "evidence": {"html": XSS}, "source": "runtime"}
 
 
@@ -70,7 +71,7 @@ def write_all(root: Path) -> None:
     ])
     nbformat.write(demo, root / "demo.ipynb")
     payload = {"kind": "guarded_train " + XSS, "findings": [_finding("DATA001", "rows overlap " + XSS)]}
-    audit = {"findings": [_finding("LEAK005", "scored again " + XSS, cell=0, severity="warning")]}
+    audit = {"findings": [_finding("LEAK005", "scored again on `X_test` " + XSS, count=3, severity="warning")]}
     xss = new_notebook(metadata=ks, cells=[
         new_markdown_cell("# Hostile text"),
         new_code_cell("x = 1  # " + XSS + "\nprint 'broken' " + XSS, execution_count=1),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -32,6 +33,11 @@ def open_panel(page, name: str):
     expect(page.locator(PANEL)).to_be_visible()
     expect(page.locator(f"{PANEL} .jp-TrainGuardPanel-path")).to_have_text(name, timeout=30_000)
     return page.locator(PANEL)
+
+
+def without_backticks(message: str) -> str:
+    """The message as the panel shows it: Markdown code spans become <code>, their backticks gone."""
+    return re.sub(r"`([^`\n]+)`", r"\1", message)
 
 
 def finding(panel, rule: str):
@@ -88,8 +94,10 @@ def test_panel_lists_findings_and_jumps_to_cell(page, lab, artifacts):
     expect(shown).to_have_count(len(report["findings"]))
     nb001 = finding(panel, "NB001")
     (expected,) = [f for f in report["findings"] if f["rule_id"] == "NB001"]
-    expect(nb001.locator(".jp-TrainGuard-message")).to_have_text(expected["message"])
-    expect(nb001.locator(".jp-TrainGuard-place")).to_have_text(f"cell 5, line {expected['location']['line']}")
+    expect(nb001.locator(".jp-TrainGuard-message")).to_have_text(without_backticks(expected["message"]))
+    # "cell 5 [In 3]": 1-based over all cells (the markdown title is cell 1), then the prompt's count
+    assert (expected["location"]["cell_index"], expected["location"]["execution_count"]) == (4, 3)
+    expect(nb001.locator(".jp-TrainGuard-place")).to_have_text(f"cell 5 [In 3], line {expected['location']['line']}")
     expect(nb001.locator(".jp-TrainGuard-impact")).to_contain_text("Impact: ")
     expect(nb001.locator(".jp-TrainGuard-fix")).to_contain_text("Fix: ")
     # grouped by severity: errors come first, warnings after
@@ -140,7 +148,10 @@ def test_hostile_text_is_rendered_inert(page, lab, artifacts):
     expect(data001).to_have_attribute("data-cell", "2")
     expect(data001.locator(".jp-TrainGuard-message")).to_have_text(
         'rows overlap <img src=x onerror="window.__tgxss=(window.__tgxss||0)+1"><script>window.__tgxss=99</script>')
+    # an audit finding named by its execution count lands on the cell showing [3]
     expect(finding(panel, "LEAK005")).to_have_attribute("data-cell", "3")
+    expect(finding(panel, "LEAK005").locator(".jp-TrainGuard-place")).to_have_text("cell 4 [In 3]")
+    expect(finding(panel, "LEAK005").locator(".jp-TrainGuard-message code")).to_have_text("X_test")
     # saved outputs render with the trainguard renderer, ranked above text/html
     outputs = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-TrainGuardOutput")
     expect(outputs).to_have_count(2)

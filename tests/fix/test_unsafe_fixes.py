@@ -139,7 +139,7 @@ def _project(root: Path, training: str) -> Path:
 
 def test_standard_notebook_training_replaced_by_runner_call(nbdir):
     path = _project(nbdir, "history = []\nfor epoch in range(EPOCHS):\n    loss = 1.0 / (epoch + 1)\n"
-                           "    history.append(loss)")
+                           "    optimizer.step()\n    history.append(loss)")
     before = path.read_text(encoding="utf-8")
     rep = fix_paths([path], unsafe=True, engine_rules=[], selection=["PIPE001"])
     assert_only_sources_changed(before, path.read_text(encoding="utf-8"), changed={2}, inserted={})
@@ -147,8 +147,8 @@ def test_standard_notebook_training_replaced_by_runner_call(nbdir):
     assert new[:3] == ["from nbs.components.runner import run_standard_experiment", "",
                        "results = run_standard_experiment(component=COMPONENT, positions=POSITIONS, dataset=DATASET, "
                        "output_dir=OUTPUT_DIR, epochs=EPOCHS)"]
-    assert new[-4:] == ["# history = []", "# for epoch in range(EPOCHS):", "#     loss = 1.0 / (epoch + 1)",
-                        "#     history.append(loss)"]
+    assert new[-5:] == ["# history = []", "# for epoch in range(EPOCHS):", "#     loss = 1.0 / (epoch + 1)",
+                        "#     optimizer.step()", "#     history.append(loss)"]
     assert [ch.rule_id for ch in rep.changes] == ["PIPE001"]
     assert "PIPE001" not in {f.rule_id for f in engine_findings(path)}
     out = execute(path, ["print(results)"])
@@ -156,7 +156,7 @@ def test_standard_notebook_training_replaced_by_runner_call(nbdir):
 
 
 def test_runner_fix_skipped_when_later_cells_need_the_training_cell(nbdir):
-    path = _project(nbdir, "history = []\nfor epoch in range(EPOCHS):\n    history.append(epoch)")
+    path = _project(nbdir, "history = []\nfor epoch in range(EPOCHS):\n    optimizer.step()\n    history.append(epoch)")
     nb = nbformat.read(str(path), as_version=4)
     nb.cells[3].source = "print(history)"
     nbformat.write(nb, str(path))
@@ -167,7 +167,7 @@ def test_runner_fix_skipped_when_later_cells_need_the_training_cell(nbdir):
 
 
 def test_extra_training_cell_disabled_when_the_runner_is_already_called(nbdir):
-    path = _project(nbdir, "for epoch in range(EPOCHS):\n    print('extra fine-tune', epoch)")
+    path = _project(nbdir, "for epoch in range(EPOCHS):\n    optimizer.step()\n    print('extra fine-tune', epoch)")
     nb = nbformat.read(str(path), as_version=4)
     nb.cells[3].source = ("from nbs.components.runner import run_standard_experiment\n"
                           "results = run_standard_experiment(COMPONENT, POSITIONS, DATASET, OUTPUT_DIR)")
@@ -175,7 +175,8 @@ def test_extra_training_cell_disabled_when_the_runner_is_already_called(nbdir):
     rep = fix_paths([path], unsafe=True, selection=["use-runner"])
     new = src(cells(path)[2]).splitlines()
     assert new[0] == "# Training runs in the shared pipeline: run_standard_experiment() is already called in cell 4."
-    assert new[2:] == ["# for epoch in range(EPOCHS):", "#     print('extra fine-tune', epoch)"]
+    assert new[2:] == ["# for epoch in range(EPOCHS):", "#     optimizer.step()",
+                       "#     print('extra fine-tune', epoch)"]
     assert [(c.rule_id, c.safety) for c in rep.changes] == [("PIPE001", "unsafe")]
     assert "PIPE001" not in {f.rule_id for f in engine_findings(path)}
 

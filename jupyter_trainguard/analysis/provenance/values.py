@@ -29,8 +29,9 @@ class Site:
         return self._node
 
     def where(self) -> str:
-        c = getattr(self.cell, "index", None)
-        return f"cell {c + 1}" if c is not None else "an earlier cell"
+        from ...findings import cell_ref
+
+        return cell_ref(self.cell) if getattr(self.cell, "index", None) is not None else "an earlier cell"
 
 
 def short_code(node: ast.AST | None, limit: int = 60) -> str:

@@ -73,7 +73,21 @@ class Target:
         return self.view.parsed.span(self.node)[2]
 
     def key(self) -> tuple:
-        return (id(self.view.cell), self.view.cell.original_line(self.line), self.what)
+        """Identifies the target across re-parses: cell, original line, what, and which of the same calls on that
+        line it is (three `RandomForestClassifier(...)` on one line are three targets, each fixed once)."""
+        return (id(self.view.cell), self.view.cell.original_line(self.line), self.what, self._ordinal())
+
+    def _ordinal(self) -> int:
+        parsed = self.view.parsed
+        line = self.line
+        callee = parsed.text(self.node.func) if hasattr(self.node, "func") else None
+        n = 0
+        for call in parsed.calls():  # in source order
+            if call is self.node:
+                return n
+            if parsed.span(call)[0] == line and parsed.text(call.func) == callee:
+                n += 1
+        return n
 
 
 def fix_each(ctx: FixContext, find: Callable[[FixContext], Iterator[Target]],
