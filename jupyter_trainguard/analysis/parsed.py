@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import threading
 import warnings
 from collections import OrderedDict
@@ -66,8 +67,8 @@ class ParsedNotebook:
                 continue
             tree, error = parse_code(cell.python)
             parsed.cells.append(ParsedCell(cell, tree, error))
-        parsed.aliases = aliases_from_nodes(node for _, node in parsed.nodes
-                                            if isinstance(node, (ast.Import, ast.ImportFrom)))
+        parsed.aliases = aliases_from_nodes(node for pc in parsed.cells if pc.tree is not None
+                                            for node in _imports(pc.tree))
         return parsed
 
     @cached_property
@@ -77,7 +78,7 @@ class ParsedNotebook:
         for pc in self.cells:
             if pc.tree is not None:
                 cell = pc.cell
-                out.extend((cell, node) for node in walk_list(pc.tree))
+                out.extend(zip(itertools.repeat(cell), tree_nodes(pc.tree)))
         return out
 
     @cached_property
@@ -109,6 +110,24 @@ class ParsedNotebook:
         """Top-level statements of every cell, in execution order."""
         for cell, tree in self.trees:
             yield from ((cell, s) for s in tree.body)
+
+
+def tree_nodes(tree: ast.Module) -> list[ast.AST]:
+    """`walk_list` of a parsed cell, kept on the (memoised, read-only) tree: a session re-analysed before every
+    guarded cell walks each earlier cell once."""
+    nodes = getattr(tree, "_tg_nodes", None)
+    if nodes is None:
+        nodes = walk_list(tree)
+        tree._tg_nodes = nodes  # type: ignore[attr-defined]
+    return nodes
+
+
+def _imports(tree: ast.Module) -> list[ast.AST]:
+    found = getattr(tree, "_tg_imports", None)
+    if found is None:
+        found = [n for n in tree_nodes(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        tree._tg_imports = found  # type: ignore[attr-defined]
+    return found
 
 
 def walk_list(tree: ast.AST) -> list[ast.AST]:

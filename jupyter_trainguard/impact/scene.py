@@ -189,17 +189,31 @@ class Scene:
         return found[-1] if found else None
 
 
+_CELLS: dict[tuple[int, str], tuple[list[FitCall], list[ScoreCall]]] = {}  # (position, code) -> its calls
+
+
+def _cell_calls(i: int, code: str) -> tuple[list[FitCall], list[ScoreCall]]:
+    """The fit and metric calls of one cell (memoised: a session's earlier cells are read once)."""
+    key = (i, code)
+    if key not in _CELLS:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return [], []
+        v = _Visitor(i, code)
+        for stmt in tree.body:
+            v.visit(stmt)
+        if len(_CELLS) > 4096:
+            _CELLS.clear()
+        _CELLS[key] = (v.fits, v.scores)
+    return _CELLS[key]
+
+
 def read_scene(sources: list[str]) -> Scene:
     """Fit and metric calls of the executed cells (Python source, magics already transformed), in order."""
     scene = Scene()
     for i, code in enumerate(sources):
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        v = _Visitor(i, code)
-        for stmt in tree.body:
-            v.visit(stmt)
-        scene.fits.extend(v.fits)
-        scene.scores.extend(v.scores)
+        fits, scores = _cell_calls(i, code)
+        scene.fits.extend(fits)
+        scene.scores.extend(scores)
     return scene

@@ -2,27 +2,39 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..findings import Finding
 from .budget import Budget
 from .measure import is_leak, measure_findings
 
+FIT_CALL = re.compile(r"\.fit\w*\s*\(")
+_TRANSFORMED: dict[str, str] = {}  # raw cell -> Python source (IPython's transforms do not change per session)
+
 
 def python_sources(raw: list[str], shell: Any = None) -> list[str]:
-    """Executed cells as Python: a `%%guarded_train`-like cell becomes its body, line magics are transformed."""
+    """Executed cells as Python: a `%%guarded_train`-like cell becomes its body, line magics are transformed
+    (memoised per cell text, so a long session is not re-tokenised after every guarded cell)."""
     from ..notebook.ipython_syntax import PYTHON_BODY_MAGICS, split_cell_magic
 
     out = []
-    for src in raw:
-        magic, body, _ = split_cell_magic(src)
-        if magic is not None:
-            src = body if magic in PYTHON_BODY_MAGICS else ""
-        if shell is not None:
-            try:
-                src = shell.transform_cell(src)
-            except Exception:  # noqa: BLE001
-                pass
+    for text in raw:
+        key = text if shell is not None else "\0" + text
+        src = _TRANSFORMED.get(key)
+        if src is None:
+            src = text
+            magic, body, _ = split_cell_magic(src)
+            if magic is not None:
+                src = body if magic in PYTHON_BODY_MAGICS else ""
+            if shell is not None:
+                try:
+                    src = shell.transform_cell(src)
+                except Exception:  # noqa: BLE001
+                    pass
+            if len(_TRANSFORMED) > 4096:
+                _TRANSFORMED.clear()
+            _TRANSFORMED[key] = src
         out.append(src)
     return out
 
@@ -50,12 +62,16 @@ def measure_run(
     """Measure the leaks of a successful guarded run; the records go into the findings' evidence["impact"]."""
     if run.status != "ok":
         return []
+    fits_here = bool(run.options.get("runtime", True)) and FIT_CALL.search(cell) is not None
+    if not fits_here and not any(is_leak(f) for f in run.findings):
+        return []  # nothing to measure and no model fitted here: no per-cell cost
     from ..runtime.guard import session_sources
 
     budget = Budget.for_cell(cell_seconds(run), seconds, memory_bytes)  # counts from here: all of the work
     raw, _ = session_sources(shell, cell)
     sources = python_sources(raw, shell)
-    run.runtime_findings.extend(scored_on_fit_rows(shell.user_ns, sources, run.runtime_findings))
+    if fits_here:
+        run.runtime_findings.extend(scored_on_fit_rows(shell.user_ns, sources, run.runtime_findings))
     if not any(is_leak(f) for f in run.findings):
         return []
     here = [f for f in run.findings if about_cell(f, len(raw))]
