@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import random
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from .. import rng_states
 
 GIB = 1 << 30
 DEFAULT_MEMORY = GIB
@@ -71,34 +72,6 @@ def nbytes(value: Any) -> int:
     return 0
 
 
-def _rng_states() -> dict[str, Any]:
-    states: dict[str, Any] = {"python": random.getstate()}
-    if "numpy" in sys.modules:
-        import numpy as np
-
-        states["numpy"] = np.random.get_state()
-    torch = sys.modules.get("torch")
-    if torch is not None and hasattr(torch, "get_rng_state"):
-        states["torch"] = torch.get_rng_state()
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
-            states["cuda"] = torch.cuda.get_rng_state_all()
-    return states
-
-
-def _restore(states: dict[str, Any]) -> None:
-    random.setstate(states["python"])
-    if "numpy" in states:
-        import numpy as np
-
-        np.random.set_state(states["numpy"])
-    if "torch" in states:
-        import torch
-
-        torch.set_rng_state(states["torch"])
-        if "cuda" in states:
-            torch.cuda.set_rng_state_all(states["cuda"])
-
-
 @contextlib.contextmanager
 def isolated() -> Iterator[None]:
     """Global random/NumPy/torch RNG states restored afterwards; MLflow autologging off while inside (a refit
@@ -106,7 +79,7 @@ def isolated() -> Iterator[None]:
     import io
     import warnings
 
-    saved = _rng_states()
+    saved = rng_states.capture()
     with contextlib.ExitStack() as stack:
         if "mlflow" in sys.modules:
             try:
@@ -123,7 +96,7 @@ def isolated() -> Iterator[None]:
         try:
             yield
         finally:
-            _restore(saved)
+            rng_states.restore(saved)
 
 
 def autolog_blocker() -> str | None:

@@ -16,6 +16,7 @@ import sys
 import types
 from typing import Any
 
+from .. import rng_states
 from ..analysis.parsed import ParsedNotebook
 from ..findings import cell_label
 from ..notebook.load import notebook_from_sources
@@ -72,35 +73,6 @@ def isolated_namespace(user_ns: dict[str, Any], code: str) -> tuple[dict[str, An
         except Exception:  # uncopyable (open files, CUDA handles, locks): share and say so
             shared.append(name)
     return ns, copied, shared
-
-
-def _rng_states() -> dict[str, Any]:
-    states: dict[str, Any] = {"python": random.getstate()}
-    if "numpy" in sys.modules:
-        import numpy as np
-
-        states["numpy"] = np.random.get_state()
-    if sys.modules.get("torch") is not None:
-        import torch
-
-        states["torch"] = torch.get_rng_state()
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
-            states["cuda"] = torch.cuda.get_rng_state_all()
-    return states
-
-
-def _restore(states: dict[str, Any]) -> None:
-    random.setstate(states["python"])
-    if "numpy" in states:
-        import numpy as np
-
-        np.random.set_state(states["numpy"])
-    if "torch" in states:
-        import torch
-
-        torch.set_rng_state(states["torch"])
-        if "cuda" in states:
-            torch.cuda.set_rng_state_all(states["cuda"])
 
 
 def _seed_all(seed: int) -> None:
@@ -199,7 +171,7 @@ def rerun_cell(
     code = shell.transform_cell(source)
     seeding = seeds_itself(source)
     values: list[Any] = []
-    saved = _rng_states()
+    saved = rng_states.capture()
     copied: list[str] = []
     shared: list[str] = []
     max_runs = runs if (seed is not None or seeding) else runs + EXTRA_UNSEEDED_RUNS
@@ -235,7 +207,7 @@ def rerun_cell(
                 }
             values.append(ns[metric])
     finally:
-        _restore(saved)
+        rng_states.restore(saved)
     pairs = [values_match(values[0], v, tol) for v in values[1:]]
     matched = all(m for m, _ in pairs)
     diffs = [d for _, d in pairs if d is not None]
