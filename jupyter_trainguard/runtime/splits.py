@@ -115,8 +115,8 @@ def discover_splits(user_ns: Mapping[str, Any], trees: Iterable[Any] = ()) -> li
             continue
         role, stem = role_stem
         is_label = stem in LABEL_STEMS or stem.startswith("y") and len(stem) <= 2
-        if via == "provenance" and _is_vector(value):
-            is_label = True
+        if _is_vector(value) and (via == "provenance" or stem.split("_")[0] in LABEL_STEMS):
+            is_label = True  # `y_train_s`, `target_train_2`: a label vector with a suffix
         found.append(Split(name, role, stem, value, is_label, via))
     return found
 
