@@ -6,13 +6,19 @@ from __future__ import annotations
 from ..findings import Finding
 
 
-def last_run_runtime_findings() -> tuple[list[Finding], str | None]:
-    """(the runtime findings of the kernel's last guarded run, a note naming that run); ([], None) before any."""
-    try:
-        from ..runtime import last_run
-    except ImportError:  # the runtime is part of the package; a broken install must not break the review
-        return [], None
-    run = last_run()
+def last_run_runtime_findings(user_ns: dict | None = None) -> tuple[list[Finding], str | None]:
+    """(the runtime findings of this session's last guarded run, a note naming that run); ([], None) before any.
+    The run is the one in the session's namespace (`_trainguard_last`), so another shell's run never leaks in."""
+    if user_ns is not None:
+        run = user_ns.get("_trainguard_last")
+        if run is None or not hasattr(run, "runtime_findings"):
+            return [], None
+    else:
+        try:
+            from ..runtime import last_run
+        except ImportError:  # the runtime is part of the package; a broken install must not break the review
+            return [], None
+        run = last_run()
     if run is None:
         return [], None
     findings = list(run.runtime_findings)

@@ -79,7 +79,7 @@ def audit_session(
         live, note = _impact(user_ns, sources, report.findings, shell, impact_budget, impact_replay)
     from .guarded_runs import last_run_runtime_findings
 
-    guarded, guarded_note = last_run_runtime_findings()  # what the run panel showed is a finding here too
+    guarded, guarded_note = last_run_runtime_findings(user_ns)  # what the run panel showed is a finding here too
     guarded = [f for f in guarded if f.rule_id not in {x.rule_id for x in live}]
     audit = build_audit(
         [report],

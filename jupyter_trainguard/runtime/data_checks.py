@@ -30,6 +30,8 @@ ROLE_ORDER = {"train": 0, "val": 1, "test": 2}
 EVAL_KEYWORDS = frozenset(
     {
         "eval_set",
+        "X_val",  # HistGradientBoosting*.fit: validation rows for early stopping
+        "eval_X",  # LightGBM >= 4.6
         "validation_data",
         "val_dataloaders",
         "valid_sets",

@@ -347,3 +347,17 @@ def test_ten_classifiers_scored_on_the_test_split_in_a_loop() -> None:
             ", ".join(f"{n}()" for n in names) + "]\nfor m in models:\n    m.fit(Xtr, ytr)\n"
             "    print(accuracy_score(yte, m.predict(Xte)))")
     assert "LEAK005" in {f.rule_id for f in analyze_sources([SK, code]).findings}
+
+
+def test_hist_gradient_boosting_validating_on_the_test_split() -> None:
+    base = ("from sklearn.ensemble import HistGradientBoostingClassifier\n"
+            "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n")
+    on_test = base + "m = HistGradientBoostingClassifier().fit(Xtr, ytr, X_val=Xte, y_val=yte)\nprint(m.score(Xte, yte))"
+    carved = base + ("Xfit, Xval, yfit, yval = train_test_split(Xtr, ytr, random_state=0)\n"
+                     "m = HistGradientBoostingClassifier().fit(Xfit, yfit, X_val=Xval, y_val=yval)\n"
+                     "print(m.score(Xte, yte))")
+    disabled = base + ("m = HistGradientBoostingClassifier(early_stopping=False).fit(Xtr, ytr, X_val=Xte, y_val=yte)\n"
+                       "print(m.score(Xte, yte))")
+    assert "LEAK004" in {f.rule_id for f in analyze_sources([SK, on_test]).findings}
+    assert "LEAK004" not in {f.rule_id for f in analyze_sources([SK, carved]).findings}
+    assert "LEAK004" not in {f.rule_id for f in analyze_sources([SK, disabled]).findings}

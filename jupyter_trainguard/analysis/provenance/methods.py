@@ -121,6 +121,8 @@ class Methods:
             if kws.get(name) is not None:
                 early = stops_early(e) or obj.early or any(k in EARLY for k in kws)  # also through **params
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
+        if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
+            self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", not _early_disabled(obj.site.node)))
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
             outs = [self.select(v, key, DUP, "resample", e) if v is not None and v.is_data else None for v in (x, y)]
@@ -286,3 +288,10 @@ class Methods:
                                             name=e.func.value.id)
             return None
         return None
+
+
+def _early_disabled(ctor: ast.AST | None) -> bool:
+    """The estimator was built with `early_stopping=False`."""
+    return isinstance(ctor, ast.Call) and any(
+        k.arg == "early_stopping" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in ctor.keywords)

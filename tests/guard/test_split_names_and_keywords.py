@@ -1,5 +1,5 @@
-"""Label vectors named with a suffix (`y_train_s`) are labels, not feature rows: their repeated values are no
-row overlap."""
+"""Runtime split discovery: label vectors named with a suffix (`y_train_s`) are labels, not feature rows (their
+repeated values are no row overlap); validation keywords such as `X_val=` are read like `eval_set=`."""
 
 from __future__ import annotations
 
@@ -43,3 +43,11 @@ def test_no_row_overlap_from_suffixed_labels(shell):
     shell.run("%%guarded_train\nscore = clf.score(X_test_s, y_test_s)\n")
     (f,) = [f for f in shell.last.findings if f.rule_id == "DATA001"]
     assert f.evidence["overlapping_rows"] == 30
+
+
+def test_hist_gradient_boosting_x_val_on_the_test_split(shell):
+    shell.run(SETUP + "from sklearn.ensemble import HistGradientBoostingClassifier")
+    shell.run("%%guarded_train\nm = HistGradientBoostingClassifier(max_iter=20).fit("
+              "X_train_s, y_train_s, X_val=X_test_s, y_val=y_test_s)")
+    (f,) = [f for f in shell.last.findings if f.rule_id == "DATA004"]
+    assert f.evidence["keyword"] == "X_val" and "X_test_s" in f.evidence["names"]
