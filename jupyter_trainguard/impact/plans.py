@@ -48,22 +48,18 @@ class Plan:
         return self.eval_keyword is not None
 
 
-def _hashes(value: Any) -> np.ndarray:
-    from ..runtime.hashing import as_rows, row_hashes
+def fingerprints(value: Any) -> np.ndarray:
+    """Row fingerprints of a live object, shared with the runtime checks (reused while the object is unchanged)."""
+    from ..runtime.hashing import as_rows, cached_row_hashes
 
-    return row_hashes(as_rows(value))
-
-
-def _member(ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
-    """For each value of ha: is it in hb."""
-    return np.isin(ha, hb)
+    return cached_row_hashes(value, as_rows(value))
 
 
 def overlap_plan(s: Setup) -> Plan:
     from ..runtime.hashing import Unhashable
 
     try:
-        in_eval = _member(_hashes(s.xa), _hashes(s.xe))
+        in_eval = np.isin(fingerprints(s.xa), fingerprints(s.xe))
     except (Unhashable, TypeError, ValueError) as exc:
         raise NotMeasurable(
             f"the rows of {s.fit.x} and {s.score.x} cannot be compared ({type(exc).__name__})"
@@ -140,7 +136,7 @@ def preprocessing_plan(s: Setup, ns: dict[str, Any], finding: Finding) -> Plan:
     if not candidates:
         raise NotMeasurable(f"no fitted transformer in the namespace matches the columns of {s.fit.x}")
     try:
-        ha, he = _hashes(s.xa), _hashes(s.xe)
+        ha, he = fingerprints(s.xa), fingerprints(s.xe)
     except (Unhashable, TypeError, ValueError) as exc:
         raise NotMeasurable(f"the rows of {s.fit.x} cannot be hashed ({type(exc).__name__})") from None
     for tname, t in candidates:
@@ -149,7 +145,7 @@ def preprocessing_plan(s: Setup, ns: dict[str, Any], finding: Finding) -> Plan:
                 continue
             try:
                 transformed = t.transform(raw.copy())
-                hr = _hashes(transformed)
+                hr = fingerprints(transformed)
             except Exception:  # noqa: BLE001 - a frame this transformer cannot read
                 continue
             pa, pe = _positions(hr, ha), _positions(hr, he)

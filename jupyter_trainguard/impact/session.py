@@ -88,11 +88,13 @@ def measure_run(
 def scored_on_fit_rows(user_ns: dict[str, Any], sources: list[str], known: list[Finding]) -> list[Finding]:
     """DATA001 for a model the last cell fitted on rows it then scored on (e.g. `pipe.fit(X, y)` then
     `pipe.score(X_test, y_test)`): the checks before the cell cannot see a model that did not exist yet."""
+    import numpy as np
+
     from ..findings import Location
     from ..runtime import rules as R
     from ..runtime.hashing import Unhashable
     from .locate import NotMeasurable, candidates
-    from .plans import _hashes, _member
+    from .plans import fingerprints
     from .scene import read_scene
 
     last = len(sources) - 1
@@ -106,7 +108,7 @@ def scored_on_fit_rows(user_ns: dict[str, Any], sources: list[str], known: list[
         if fit.cell != last or (fit.x, sc.x) in told:
             continue
         try:
-            shared = int(_member(_hashes(user_ns[sc.x]), _hashes(user_ns[fit.x])).sum())
+            shared = int(np.isin(fingerprints(user_ns[sc.x]), fingerprints(user_ns[fit.x])).sum())
         except (Unhashable, TypeError, ValueError):
             continue
         if shared:
