@@ -13,10 +13,18 @@ from tests.numbering.test_kernel_cells import guarded_notebook
 
 pytestmark = pytest.mark.browser
 
+# the notebook attaches its cells progressively after it opens: wait until cell i and its prompt are rendered
 PROMPT = """(i) => {
   const nb = [...document.querySelectorAll('.jp-NotebookPanel')].find(p => !p.classList.contains('lm-mod-hidden'));
-  return nb.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt').textContent;
+  const cell = nb && nb.querySelectorAll('.jp-Notebook .jp-Cell')[i];
+  const prompt = cell && cell.querySelector('.jp-InputPrompt');
+  return prompt && prompt.textContent.trim() ? prompt.textContent.trim() : null;
 }"""
+
+
+def prompt_of(page, index: int) -> str:
+    """The `[k]:` prompt JupyterLab shows for cell `index` (0-based), once the cell is rendered."""
+    return page.wait_for_function(PROMPT, arg=index, timeout=30_000).json_value()
 
 
 def test_panel_cell_labels_match_the_prompts(page, lab, artifacts):
@@ -40,14 +48,14 @@ def test_panel_cell_labels_match_the_prompts(page, lab, artifacts):
         assert m, label
         index = int(m.group(1)) - 1
         assert item.get_attribute("data-cell") == str(index)
-        assert page.evaluate(PROMPT, index).strip() == f"[{m.group(2)}]:"
+        assert prompt_of(page, index) == f"[{m.group(2)}]:"
     leaks = finding(panel, "LEAK001")
     expect(leaks.first).to_be_visible()
     line = static_leak["location"]["line"]
     for i in range(leaks.count()):
         expect(leaks.nth(i).locator(".jp-TrainGuard-place")).to_have_text(f"cell 4 [In 2], line {line}")
         expect(leaks.nth(i)).to_have_attribute("data-cell", "3")
-    assert page.evaluate(PROMPT, 3).strip() == "[2]:"
+    assert prompt_of(page, 3) == "[2]:"
     # inline code in messages renders as <code>, the rest as text
     codes = leaks.first.locator(".jp-TrainGuard-message code")
     assert codes.count() >= 2 and "scaler.fit_transform(X)" in codes.all_text_contents()
