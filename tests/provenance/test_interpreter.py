@@ -94,3 +94,67 @@ def test_nested_loops_over_models_with_helpers_stay_bounded():
     it = Interpreter(ParsedNotebook.from_notebook(notebook_from_sources("t.ipynb", cells)), strict=True)
     it.run()
     assert it.steps < 250_000  # 40 x 512 passes x 3 calls would be millions of statements without the budget
+
+
+@pytest.mark.parametrize("loop", [
+    "for frame in frames:\n    frame['age'].fillna(frame['age'].median(), inplace=True)",
+    "for frame in frames:\n    frame['age'] = frame['age'].fillna(frame['age'].mean())",
+    "frame = X\nframe['age'].fillna(frame['age'].median(), inplace=True)",
+])
+def test_in_place_mutation_through_an_alias_or_a_loop_variable_changes_the_object_itself(loop):
+    rec = run(["import pandas as pd", "train = pd.read_csv('a.csv')\ntest = pd.read_csv('b.csv')\n"
+                                      "X = train.drop(columns=['y'])\nframes = [X, test]", loop])
+    assert rec.env["X"].all_stats, "the statistic learned through the alias reached X"
+    assert not rec.env["train"].all_stats
+
+
+def test_a_copy_or_a_rebinding_is_not_an_alias():
+    rec = run(["import pandas as pd", "train = pd.read_csv('a.csv')\nX = train.drop(columns=['y'])\n"
+                                      "frame = X.copy()\nframe['age'].fillna(frame['age'].median(), inplace=True)\n"
+                                      "other = X\nother = other.fillna(other.mean())"])
+    assert rec.env["frame"].all_stats and rec.env["other"].all_stats
+    assert not rec.env["X"].all_stats
+
+
+def test_a_column_written_through_attribute_access_carries_the_statistic_into_the_frame():
+    rec = run(["import pandas as pd\nimport numpy as np", "df = pd.read_csv('a.csv')\nmeans = []\n"
+               "means.append(df.groupby('kind').age.mean())\n"
+               "for i in range(len(df)):\n    if np.isnan(df.age[i]):\n        df.age[i] = means[0][i]"])
+    assert rec.env["df"].all_stats
+    clean = run(["import pandas as pd", "df = pd.read_csv('a.csv')\nfor i in range(len(df)):\n    df.age[i] = 0"])
+    assert not clean.env["df"].all_stats
+
+
+def test_data_from_a_cell_that_is_not_in_the_notebook_is_a_source_and_leaks_are_followed():
+    # the cell that loaded `raw` was removed before sharing; everything else is in the notebook
+    cells = ["import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
+             "from sklearn.model_selection import train_test_split\n"
+             "from sklearn.linear_model import LogisticRegression",
+             "df = raw[['a', 'b', 'y']].dropna()\ny = df['y']\nX = df.drop('y', axis=1)",
+             "X = StandardScaler().fit(X).transform(X)\nX_tr, X_te, y_tr, y_te = train_test_split(X, y)\n"
+             "m = LogisticRegression().fit(X_tr, y_tr)\nprint(m.score(X_te, y_te))"]
+    rec = run(cells)
+    assert rec.env["raw"].rows and covered(rec.env["X_te"].rows, rec.env["raw"].rows)
+    from jupyter_trainguard.analysis.provenance.detectors import preprocessing_leaks
+    assert [lk.kind for lk in preprocessing_leaks(rec)] == ["preprocessing"]
+    # builtins, IPython's names and names some cell binds are never taken for outside data
+    rec = run(["x = len([1, 2])\ndisplay(x)\nget_ipython()", "print(later)", "later = 1"])
+    assert "display" not in rec.env and "get_ipython" not in rec.env and "len" not in rec.env
+
+
+def test_an_evaluation_inside_a_notebook_function_names_the_call_that_ran_it():
+    from jupyter_trainguard.analysis.provenance.detectors import preprocessing_leaks
+
+    rec = run(["import pandas as pd\nfrom sklearn.model_selection import KFold\n"
+               "from sklearn.linear_model import Ridge",
+               "def run_fold(a, b, c, d):\n    m = Ridge().fit(a, b)\n    return m.predict(c)",
+               "df = pd.read_csv('a.csv')\ndf['x'] = df['x'].fillna(df['x'].mean())\n"
+               "X, y = df[['x']], df['y']",
+               "for tr, va in KFold(5).split(X):\n    run_fold(X.iloc[tr], y.iloc[tr], X.iloc[va], y.iloc[va])"])
+    (leak,) = preprocessing_leaks(rec)
+    assert leak.evidence["evaluation"]["cell"] == 2
+    assert leak.evidence["evaluation"]["called_from"]["cell"] == 4
+    assert "`m.predict(c)` cell 2 (called from cell 4)" in leak.message
+    # the path lists the steps in the order they ran: the fit (cell 3), the split, then the call in cell 4
+    trail = leak.message[leak.message.index("(`"):]
+    assert trail.index("cell 3") < trail.index("split cell 4") < trail.index("called from cell 4")

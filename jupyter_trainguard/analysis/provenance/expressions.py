@@ -12,6 +12,9 @@ from .values import Val
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
 OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator"})
+# names bound outside the notebook that are never the notebook's data (builtins are bound from the start)
+OUTSIDE_NAMES_NOT_DATA = frozenset({"get_ipython", "display", "In", "Out", "_", "_i", "_ii", "exit", "quit",
+                                    "spark", "sc", "sqlContext", "dbutils", "self", "cls"})
 
 
 
@@ -23,7 +26,8 @@ class Expressions:
         if e is None or isinstance(e, ast.Constant):
             return None
         if isinstance(e, ast.Name):
-            return self.env.get(e.id)
+            v = self.env.get(e.id)
+            return v if v is not None or e.id in self.bound_names else self.outside_value(e)
         if isinstance(e, ast.Call):
             return self.call(e)
         if isinstance(e, ast.Attribute):
@@ -70,6 +74,18 @@ class Expressions:
         if isinstance(e, (ast.Await, ast.Yield, ast.YieldFrom)):
             return self.expr(e.value)
         return None
+
+    def outside_value(self, e: ast.Name) -> Val | None:
+        """A name no cell binds (a hidden or removed cell, `%run`, a variable the platform injects): data from
+        outside the notebook, bound on first use so every later use reads the same rows."""
+        if e.id in OUTSIDE_NAMES_NOT_DATA or e.id.startswith("__") or not isinstance(e.ctx, ast.Load):
+            return None
+        v = self.outside.get(e.id)
+        if v is None:
+            v = self.outside[e.id] = self.source(e, "outside")
+            v.name = e.id
+        self.env[e.id] = v
+        return v
 
     def operator(self, e: ast.expr) -> Val | None:
         vals = [self.expr(c) for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr)]

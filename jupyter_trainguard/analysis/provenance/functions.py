@@ -46,6 +46,7 @@ class Functions:
         if fn.args.vararg is not None:
             local[fn.args.vararg.arg] = Val("seq", items=tuple(args[len(params):]))
         saved = (self.env, self._returns, self.mutated, self.cell)
+        self.call_sites.append(self.site(e))
         self.env, self._returns, self.mutated = local, [], set()
         self.cell = fval.func_cell or self.cell
         self.depth += 1
@@ -55,6 +56,7 @@ class Functions:
             mutated, inner = self.mutated, self.env
         finally:
             self.depth -= 1
+            self.call_sites.pop()
             self.env, self._returns, self.mutated, self.cell = saved
         globs = _globals_of(fn)
         for n in globs:
@@ -62,8 +64,11 @@ class Functions:
                 self.env[n] = inner[n]
         for p, caller in callers.items():
             if p in mutated and p in inner:
+                before = self.env.get(caller)
                 self.env[caller] = inner[p]
                 self.mutated.add(caller)
+                if before is not None:
+                    self.update_aliases(before, inner[p])
         return rets[-1] if rets else None
 
 

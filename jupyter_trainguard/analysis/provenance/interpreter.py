@@ -7,6 +7,7 @@ their arguments reach the caller. Library calls are read through the API table (
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 
 from ..names import role_from_name
@@ -17,7 +18,7 @@ from .expressions import Expressions
 from .functions import STEP_BUDGET, Functions
 from .methods import Methods
 from .objects import Objects
-from .order import replay_order
+from .order import names_of, replay_order
 from .rows import Selection
 from .state import Record, State
 from .temporal import TimeOrder
@@ -42,12 +43,15 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
         self.no_grad = 0  # inside `with torch.no_grad():`
         self.steps = 0
+        self.bound_names: set[str] = set(dir(builtins))  # names some cell replayed so far binds
+        self.outside: dict[str, Val] = {}  # data read through names no cell binds (expressions.outside_value)
         self.init_columns()
 
     def run(self) -> Record:
         for pc in replay_order(self.parsed):
             if pc.tree is None:
                 continue
+            self.bound_names |= names_of(pc.tree)[0]
             self.cell = pc.cell
             for stmt in pc.tree.body:
                 self.statement(stmt)
@@ -155,7 +159,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
                 self.env.pop(t.id, None)
                 return
             if v.kind in ("data", "pred", "score") and v.name not in (None, t.id):
-                v = dataclasses.replace(v, name=None)
+                if v.oid is None:
+                    v.oid = next(self._ids)
+                v = dataclasses.replace(v, name=None)  # another name for the same object
             if v.kind == "score" and role_from_name(t.id) in ("val", "test") and self.train_score(v):
                 self.rec.reports.append((self.site(rhs), {"as": t.id, "metric": self.site(rhs).text}))
             if v.kind != "obj" and v.kind != "func":
@@ -206,6 +212,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
                     holder.obj.attrs[base_node.attr] = Val(cur.kind, rows=cur.rows, stats=cur.stats | v.all_stats,
                                                            site=cur.site, name=cur.name, cols=cur.cols)
                 return
+            if holder is not None and holder.is_data and v is not None and v.is_data:
+                self.rebind(base_node.value.id, holder, v)  # df.Age[i] = value: a write into the frame's column
+                return
         if not isinstance(base_node, ast.Name):
             self.expr(base_node)
             return
@@ -226,8 +235,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             self.env[base_node.id] = Val(base.kind, rows=base.rows, stats=base.stats, site=base.site,
                                          time=base.time | v.time | self.datetime_evidence(rhs),
                                          name=base_node.id, evals=base.evals, label=base.label, cols=cols,
-                                         fcols=base.fcols, flabel=base.flabel)
+                                         fcols=base.fcols, flabel=base.flabel, oid=base.oid)
             self.mutated.add(base_node.id)
+            self.update_aliases(base, self.env[base_node.id])
         elif v is not None and v.is_data:
             self.rebind(base_node.id, base, v)
         cur = self.env.get(base_node.id)
@@ -243,9 +253,25 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             return
         nv = Val(base.kind, rows=base.rows, stats=stats, site=base.site, name=name, evals=base.evals, time=time,
                  fcols=base.fcols, flabel=base.flabel,
-                 label=base.label, items=base.items, keys=base.keys, cols=base.cols)
+                 label=base.label, items=base.items, keys=base.keys, cols=base.cols, oid=base.oid)
         self.env[name] = nv
         self.mutated.add(name)
+        self.update_aliases(base, nv)
+
+    def update_aliases(self, old: Val, new: Val) -> None:
+        """An object mutated in place is seen through every name and list that holds it: `for df in [train, test]:
+        df.fillna(df.mean(), inplace=True)` changes `train` and `test` themselves."""
+        def same(v: Val | None) -> bool:
+            return v is old or (old.oid is not None and v is not None and v.oid == old.oid)
+
+        for k, v in list(self.env.items()):
+            if v is new:
+                continue
+            if same(v):
+                self.env[k] = dataclasses.replace(new, name=k) if v.name == k else new
+                self.mutated.add(k)
+            elif v.kind == "seq" and v.items is not None and any(same(i) for i in v.items):
+                v.items = tuple(new if same(i) else i for i in v.items)
 
     # ----------------------------------------------------------------- loops
     def for_loop(self, s: ast.For | ast.AsyncFor) -> None:

@@ -21,14 +21,14 @@ def replay_order(parsed: ParsedNotebook) -> list:
     for pc in cells:
         if pc.tree is None:
             continue
-        stores, loads = _names_of(pc.tree)
+        stores, loads = names_of(pc.tree)
         if loads - defined - stores:
             return document
         defined |= stores
     return cells
 
 
-def _names_of(tree: ast.Module) -> tuple[set[str], set[str]]:
+def names_of(tree: ast.Module) -> tuple[set[str], set[str]]:
     """Top-level names a cell defines, and the names it reads before defining them itself."""
     stores: set[str] = set()
     loads: set[str] = set()

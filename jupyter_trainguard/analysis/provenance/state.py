@@ -36,10 +36,14 @@ class State:
         self.cell: object = None
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
+        self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
 
     # --------------------------------------------------------------- values
     def site(self, node: ast.AST | None) -> Site:
-        return site_of(self.cell, node)
+        s = site_of(self.cell, node)
+        if self.call_sites:
+            s.via = self.call_sites[0]
+        return s
 
     def source(self, node: ast.AST | None, label: str = "src") -> Val:
         """New rows: data read or built in the notebook."""

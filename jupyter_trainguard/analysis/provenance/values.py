@@ -13,10 +13,12 @@ class Site:
     """A place in the notebook: cell, line (1-based in the cell's analysed code) and the code there (rendered
     only when a message needs it)."""
 
-    __slots__ = ("cell", "line", "_node", "_text")
+    __slots__ = ("cell", "line", "_node", "_text", "via")
 
-    def __init__(self, cell: object, line: int | None, text: str | None = None, node: ast.AST | None = None):
+    def __init__(self, cell: object, line: int | None, text: str | None = None, node: ast.AST | None = None,
+                 via: Site | None = None):
         self.cell, self.line, self._node, self._text = cell, line, node, text
+        self.via = via  # inside a notebook function: the call (in the cells' own code) that ran it
 
     @property
     def text(self) -> str:
@@ -31,7 +33,13 @@ class Site:
     def where(self) -> str:
         from ...findings import cell_ref
 
-        return cell_ref(self.cell) if getattr(self.cell, "index", None) is not None else "an earlier cell"
+        here = cell_ref(self.cell) if getattr(self.cell, "index", None) is not None else "an earlier cell"
+        return here if self.via is None else f"{here} (called from {self.via.where()})"
+
+    def ran_at(self) -> tuple[int, int]:
+        """Where this ran in the cells' order: a function body runs where it is called."""
+        at = self.via if self.via is not None else self
+        return getattr(at.cell, "index", 0) or 0, at.line or 0
 
 
 def short_code(node: ast.AST | None, limit: int = 60) -> str:
@@ -120,6 +128,7 @@ class Val:
     time: frozenset = frozenset()  # evidence that the rows are time-ordered: (what, cell index, line)
     fcols: dict | None = None  # frame column facts (columns.py)
     flabel: tuple | None = None  # (frame, column) when this is a single column of a frame
+    oid: int | None = None  # the runtime object: names bound to one object share it (set when a name aliases it)
 
     @property
     def all_stats(self) -> frozenset:

@@ -25,7 +25,10 @@ def step_text(site: Site | None) -> dict:
     if site is None:
         return {}
     c = getattr(site.cell, "index", None)
-    return {"cell": c + 1 if c is not None else None, "line": site.line, "code": site.text}
+    out = {"cell": c + 1 if c is not None else None, "line": site.line, "code": site.text}
+    if site.via is not None:
+        out["called_from"] = step_text(site.via)
+    return out
 
 
 def selection_site(sel: Selection | None) -> Site | None:
@@ -36,7 +39,7 @@ def path_text(parts: list[tuple[str, Site | None]]) -> str:
     """"`scaler.fit_transform(X)` cell 4 → split cell 5 → `model.score(X_test, …)` cell 8"."""
     out = []
     present = [(label, site) for label, site in parts if site is not None]
-    present.sort(key=lambda p: (getattr(p[1].cell, "index", 0), p[1].line or 0))  # in the order they ran
+    present.sort(key=lambda p: p[1].ran_at())  # in the order they ran
     for label, site in present:
         out.append(f"{label}{code(site) if label == '' else ''} {site.where()}".strip())
     return " → ".join(out)
