@@ -328,6 +328,19 @@ def test_eval_set_with_early_stopping_through_a_params_dict() -> None:
     assert "LEAK004" in {f.rule_id for f in analyze_sources([SK, code]).findings}
 
 
+@pytest.mark.parametrize("params,leaks", [
+    ("dict(eval_set=[(Xte, yte)], callbacks=[lgb.early_stopping(20)])", True),
+    ("dict(eval_set=[(Xte, yte)], early_stopping_rounds=20)", True),
+    ("dict(eval_set=[(Xval, yval)], callbacks=[lgb.early_stopping(20)])", False),
+    ("dict(n_estimators=200)", False),
+])
+def test_eval_set_with_early_stopping_through_dict_keywords(params: str, leaks: bool) -> None:
+    code = ("import lightgbm as lgb\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+            "Xtr, Xval, ytr, yval = train_test_split(Xtr, ytr)\n"
+            f"params = {params}\nm = lgb.LGBMClassifier()\nm.fit(Xtr, ytr, **params)\nprint(m.score(Xte, yte))")
+    assert ("LEAK004" in {f.rule_id for f in analyze_sources([SK, code]).findings}) is leaks
+
+
 def test_frame_rebuilt_without_its_date_column_is_not_time_ordered() -> None:
     dated = ("sales = pd.read_csv('s.csv', parse_dates=['date']).sort_values('date')\n"
              "rows = [(r.a, r.b, r.label) for r in sales.itertuples()]\n")

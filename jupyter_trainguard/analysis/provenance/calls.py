@@ -135,6 +135,10 @@ class Calls:
                 self.key_over_items(key, list(args[0].items))
         if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
             return args[0]
+        if leaf == "dict" and (kws or args and args[0] is not None and args[0].keys is not None):
+            keys = dict(args[0].keys) if args and args[0] is not None and args[0].keys is not None else {}
+            keys.update(kws)  # constants too: `dict(early_stopping_rounds=50)` passed on as `**params` stops early
+            return Val("seq", keys=keys, site=self.site(e))
         if leaf == "enumerate" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
             return Val("seq", items=tuple(Val("seq", items=(None, i)) for i in args[0].items))
         if leaf == "next" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
