@@ -175,6 +175,28 @@ PAIRS = [
      "for m in [LogisticRegression(), DecisionTreeClassifier()]:\n    m.fit(X, y)\n    print(m.score(Xte, yte))",
      "from sklearn.tree import DecisionTreeClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
      "for m in [LogisticRegression(), DecisionTreeClassifier()]:\n    m.fit(Xtr, ytr)\n    print(m.score(Xte, yte))"),
+    ("boosting-eval_set-of-a-fold", "LEAK001",
+     "import lightgbm as lgb\nfrom sklearn.feature_selection import SelectKBest\n"
+     "Z = pd.DataFrame(SelectKBest(k=3).fit_transform(X, y))\n"
+     "for tr, va in KFold(5, shuffle=True, random_state=0).split(Z):\n"
+     "    m = lgb.LGBMClassifier()\n"
+     "    m.fit(Z.iloc[tr], y.iloc[tr], eval_set=[(Z.iloc[tr], y.iloc[tr]), (Z.iloc[va], y.iloc[va])])\n"
+     "    print(m.best_score_)",
+     "import lightgbm as lgb\nfrom sklearn.feature_selection import SelectKBest\n"
+     "for tr, va in KFold(5, shuffle=True, random_state=0).split(X):\n"
+     "    sel = SelectKBest(k=3).fit(X.iloc[tr], y.iloc[tr])\n"
+     "    m = lgb.LGBMClassifier()\n"
+     "    m.fit(sel.transform(X.iloc[tr]), y.iloc[tr], eval_set=[(sel.transform(X.iloc[va]), y.iloc[va])])\n"
+     "    print(m.best_score_)"),
+    ("keras-validation_data", "LEAK001",
+     "from sklearn.preprocessing import StandardScaler\nfrom tensorflow import keras\n"
+     "Z = StandardScaler().fit_transform(X)\nZtr, Zva, ytr, yva = train_test_split(Z, y)\n"
+     "net = keras.Sequential([keras.layers.Dense(1)])\nnet.compile(loss='mse')\n"
+     "net.fit(Ztr, ytr, validation_data=(Zva, yva), epochs=5)",
+     "from sklearn.preprocessing import StandardScaler\nfrom tensorflow import keras\n"
+     "Xtr, Xva, ytr, yva = train_test_split(X, y)\nsc = StandardScaler().fit(Xtr)\n"
+     "net = keras.Sequential([keras.layers.Dense(1)])\nnet.compile(loss='mse')\n"
+     "net.fit(sc.transform(Xtr), ytr, validation_data=(sc.transform(Xva), yva), epochs=5)"),
     ("unknown-call-never-invents", None, "",
      "import mylib\nXtr, Xte, ytr, yte = train_test_split(X, y)\nXtr, Xte = mylib.prepare(Xtr, Xte)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from ..rows import covered, overlap, separating_step
 from ..state import Record
-from ..values import Eval, Fit, Site
+from ..values import Eval, Fit, Site, Val
 from .common import Leak, code, path_text, selection_site, step_text
 
 LEARNERS = ("transformer", "statistic")
+MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
+                       "val_dataloaders"})
 
 
 def held_out(ev: Eval) -> frozenset:
@@ -38,10 +40,34 @@ def _split_of(rec: Record, pair: tuple) -> Site | None:
     return selection_site(rec.selections.get(step[0]) if step is not None else None)
 
 
+def _data_in(v: Val | None, depth: int = 0) -> list[Val]:
+    """The data values in an `eval_set`/`validation_data` argument (a frame, a pair, a list of pairs)."""
+    if v is None or depth > 3:
+        return []
+    if v.kind == "seq":
+        return [d for i in (v.items or ()) for d in _data_in(i, depth + 1)]
+    return [v] if v.is_data and v.rows else []
+
+
+def _inputs(v: Val | None) -> list[Val]:
+    """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame."""
+    if v is not None and v.kind == "seq" and v.items and all(i is not None and i.kind == "seq" for i in v.items):
+        return [d for i in v.items for d in _data_in(i)[:1]]
+    return _data_in(v)[:1]
+
+
+def eval_set_evals(rec: Record) -> list[Eval]:
+    """Data a fit call monitors (`eval_set`, `validation_data`): the model is scored on it while it trains, and
+    that score is what early stopping and the reported best score read."""
+    fits = {id(f.site.node): f for f in rec.fits if f.kind == "model" and f.site.node is not None}
+    return [Eval(obj, fits.get(id(site.node)), data, kwarg, site, scored=True)
+            for obj, v, site, kwarg, _early in rec.eval_sets for data in _inputs(v)]
+
+
 def preprocessing_leaks(rec: Record) -> list[Leak]:
     out: list[Leak] = []
     seen: set[int] = set()
-    for ev in rec.evals:
+    for ev in list(rec.evals) + eval_set_evals(rec):
         held = held_out(ev)
         if not held:
             continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
@@ -54,6 +80,8 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
             seen.add(id(f))
             split = _split_of(rec, pair)
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
+            if ev.method in MONITORED:
+                what = f"the `{ev.method}` of {code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
             if split is not None:
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from rows that the split "
