@@ -158,3 +158,12 @@ def test_an_evaluation_inside_a_notebook_function_names_the_call_that_ran_it():
     # the path lists the steps in the order they ran: the fit (cell 3), the split, then the call in cell 4
     trail = leak.message[leak.message.index("(`"):]
     assert trail.index("cell 3") < trail.index("split cell 4") < trail.index("called from cell 4")
+
+
+def test_draws_of_a_random_generator_are_new_rows_and_a_permutation_keeps_the_rows():
+    rec = run(["import numpy as np\nfrom sklearn.model_selection import train_test_split",
+               "rng = np.random.default_rng(0)\nX = rng.normal(0, 1, size=(100, 3))\ny = rng.integers(0, 2, 100)\n"
+               "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\nZ = rng.permutation(X_tr)"])
+    env = rec.env
+    assert env["X"].rows and overlap(env["X_tr"].rows, env["X_te"].rows) is None
+    assert env["Z"].rows == env["X_tr"].rows

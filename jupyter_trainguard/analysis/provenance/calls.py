@@ -14,6 +14,7 @@ from .rows import DUP, overlap
 from .training import stops_early
 from .values import Obj, Val
 
+RNG_MAKERS = frozenset({"default_rng", "RandomState", "Generator", "Random"})  # their draws are new rows
 _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "repr", "format", "round", "int",
                      "float", "abs", "bool", "id", "hasattr", "getattr", "setattr", "plot", "show", "figure",
                      "subplots", "title", "xlabel", "ylabel", "legend", "savefig", "scatter", "hist", "barplot"})
@@ -61,6 +62,9 @@ class Calls:
             return self.unknown(e)
         leaf = q.rsplit(".", 1)[-1]
         root = q.split(".", 1)[0]
+        if leaf in RNG_MAKERS and root in ("numpy", "random", "torch"):
+            self.arguments(e)
+            return Val("obj", obj=Obj(q, "rng", self.site(e)), site=self.site(e))
         crow = lookup_class(q) if leaf[:1].isupper() or leaf.startswith("make_") or root == "statsmodels" else None
         if crow is not None and crow.role != "data":
             return self.construct(q, crow, e)

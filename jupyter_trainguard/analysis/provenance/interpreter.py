@@ -58,6 +58,21 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         self.rec.env = dict(self.env)
         return self.rec
 
+    def resume(self, parsed: ParsedNotebook, done: int) -> Record:
+        """Continue a finished `run()` on `parsed`, a later version of the notebook whose first `done` cells in
+        replay order are the very cells already run, with the same import aliases (the caller checks both): only
+        the cells after them are interpreted, and the record equals that of a fresh `run()` over `parsed` (the
+        live session's guard analyses its growing history this way)."""
+        self.parsed = parsed
+        for pc in replay_order(parsed)[done:]:
+            if pc.tree is None:
+                continue
+            self.cell = pc.cell
+            for stmt in pc.tree.body:
+                self.statement(stmt)
+        self.rec.env = dict(self.env)
+        return self.rec
+
     # ----------------------------------------------------------- statements
     def block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .api.numpy_api import RANDOM_DRAWS
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .astutil import const, kw, text
 from .rows import DUP
@@ -57,6 +58,12 @@ class Methods:
     # --------------------------------------------------------------- objects
     def obj_method(self, recv: Val, attr: str, e: ast.Call) -> Val | None:
         obj = recv.obj
+        if obj.role == "rng":  # rng.normal(...): new rows drawn at random; rng.permutation(X): X's rows
+            args, kws = self.arguments(e)
+            data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
+            if data:
+                return self.derive(e, data)
+            return self.source(e, "made") if attr in RANDOM_DRAWS else None
         args, kws = self.arguments(e)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)
