@@ -20,7 +20,7 @@ def time_weight(evidence) -> int:
 
 def describe(evidence, cells=()) -> str:
     parts = []
-    for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0))[:3]:
+    for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0, e[0]))[:3]:
         kind, _, arg = what.partition(":")
         label = {"op": f"`.{arg}()`", "datetime": "`to_datetime`", "parse_dates": "`parse_dates=`",
                  "set_index": f"`set_index('{arg}')`", "sort_values": f"`sort_values('{arg}')`",

@@ -62,6 +62,16 @@ def overlap(a: frozenset, b: frozenset) -> tuple[Token, Token] | None:
     return None
 
 
+def stable_overlap(a: frozenset, b: frozenset) -> tuple[Token, Token] | None:
+    """`overlap`, choosing the same pair on every run (set order follows string hashing, which varies): for the
+    path a finding reports."""
+    for ta in sorted(a, key=repr):
+        for tb in sorted(b, key=repr):
+            if tokens_overlap(ta, tb):
+                return ta, tb
+    return None
+
+
 def covered(part: frozenset, whole: frozenset) -> bool:
     """Every row of `part` is in `whole` (each token has a prefix in `whole`)."""
     if not part:

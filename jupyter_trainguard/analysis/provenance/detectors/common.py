@@ -17,6 +17,11 @@ class Leak:
     severity: str | None = None
 
 
+def by_place(fits) -> list:
+    """Fits in the order of their place in the notebook (a set's order varies from run to run)."""
+    return sorted(fits, key=lambda f: (f.site.ran_at(), getattr(f.site.node, "col_offset", 0) or 0, f.cls))
+
+
 def code(site: Site | None, fallback: str = "an expression") -> str:
     return f"`{site.text}`" if site is not None and site.text else fallback
 

@@ -3,7 +3,7 @@ scored on its own training rows, or rows duplicated by resampling before the spl
 
 from __future__ import annotations
 
-from ..rows import DUP, covered, dup_step, overlap
+from ..rows import DUP, covered, dup_step, overlap, stable_overlap
 from ..state import Record
 from ..values import Eval, Site
 from .common import Leak, code, path_text, selection_site, step_text
@@ -21,7 +21,7 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
     seen: set = set()
     for ev in rec.evals:
         if ev.cv:
-            dup = next((st for tok in ev.data.rows for st in tok[1:] if st[1] == DUP), None)
+            dup = next((st for tok in sorted(ev.data.rows, key=repr) for st in tok[1:] if st[1] == DUP), None)
             if dup is not None and ("cv", id(dup[0])) not in seen:
                 seen.add(("cv", id(dup[0])))
                 out.append(_leak(rec, ev, dup, False, None, False))
@@ -29,9 +29,9 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         if ev.fit is None or ev.fit.kind not in MODELS or not (ev.scored or predict_counts):
             continue
         trained, scored = ev.fit.rows, ev.data.rows
-        pair = overlap(trained, scored)
-        if pair is None:
+        if overlap(trained, scored) is None:
             continue
+        pair = stable_overlap(trained, scored)
         dup = dup_step(*pair)
         if dup is not None:
             seen.add(("fit", id(dup[0])))
@@ -62,7 +62,7 @@ def _pending_resampling(rec: Record, seen: set) -> list[Leak]:
     for fit in rec.fits:
         if fit.kind != "model":
             continue
-        for tok in fit.rows:
+        for tok in sorted(fit.rows, key=repr):
             steps = tok[1:]
             for i, st in enumerate(steps[:-1]):
                 if st[1] != DUP or ("cv", id(st[0])) in seen or ("fit", id(st[0])) in seen:

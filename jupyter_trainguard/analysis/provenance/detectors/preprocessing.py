@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..rows import covered, overlap, separating_step
+from ..rows import covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site, Val
-from .common import Leak, code, path_text, selection_site, step_text
+from .common import Leak, by_place, code, path_text, selection_site, step_text
 
 LEARNERS = ("transformer", "statistic")
 MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
@@ -71,12 +71,12 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
         held = held_out(ev)
         if not held:
             continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
-        for f in ev.data.all_stats:
+        for f in by_place(ev.data.all_stats):
             if not _learned(f) or id(f) in seen or f.ylabel_only:
                 continue
-            pair = overlap(f.rows, held)
-            if pair is None:
+            if overlap(f.rows, held) is None:
                 continue
+            pair = stable_overlap(f.rows, held)
             seen.add(id(f))
             split = _split_of(rec, pair)
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
@@ -112,14 +112,14 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
     models = [fit for fit in rec.fits if fit.kind == "model"]
     trained = {id(g) for fit in models for g in fit.stats}
     for part in rec.held_out_parts:
-        for f in part.all_stats:
+        for f in by_place(part.all_stats):
             if not _learned(f) or id(f) in seen:
                 continue
             if models and id(f) not in trained:
                 continue  # the models so far were trained without this transform
-            pair = overlap(f.rows, part.rows)
-            if pair is None:
+            if overlap(f.rows, part.rows) is None:
                 continue
+            pair = stable_overlap(f.rows, part.rows)
             seen.add(id(f))
             split = _split_of(rec, pair)
             trail = path_text([("", f.site), ("split", split)])
