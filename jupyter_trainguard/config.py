@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import fnmatch
 import sys
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from .findings import FACTORY, FrozenRecord, Record, factory
 
 
 class _LazyToml:
@@ -28,8 +29,7 @@ class ConfigError(ValueError):
     """The `[tool.trainguard]` table is malformed; the message says where."""
 
 
-@dataclass(frozen=True)
-class ConstantSpec:
+class ConstantSpec(FrozenRecord):
     """What a notebook constant may hold."""
 
     name: str
@@ -41,6 +41,12 @@ class ConstantSpec:
     keys_of: str | None = None  # "module.DICT" inside the components folder
     required: bool = False
     notebooks: str = "all"  # "all" | "standard" | "experimental"
+
+    def __init__(self, name: str, type: str = "any", choices: tuple[Any, ...] | None = None,
+                 min: float | None = None, max: float | None = None, pattern: str | None = None,
+                 keys_of: str | None = None, required: bool = False, notebooks: str = "all") -> None:
+        self.__dict__.update(name=name, type=type, choices=choices, min=min, max=max, pattern=pattern,
+                             keys_of=keys_of, required=required, notebooks=notebooks)
 
     def describe(self) -> str:
         parts = []
@@ -59,8 +65,9 @@ class ConstantSpec:
         return ", ".join(parts) or "any value"
 
 
-@dataclass
-class Config:
+class Config(Record):
+    """The `[tool.trainguard]` settings that apply to a notebook (defaults where there is no table)."""
+
     root: Path
     source: Path | None = None
     standard: tuple[str, ...] = ()
@@ -69,12 +76,33 @@ class Config:
     components_package: str | None = None
     runner: str | None = None  # "module.function" inside the components
     required_calls: tuple[str, ...] = ()
-    constants: dict[str, ConstantSpec] = field(default_factory=dict)
+    constants: dict[str, ConstantSpec] = factory(dict)
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    severity: dict[str, str] = field(default_factory=dict)
+    severity: dict[str, str] = factory(dict)
     fail_on: str = "error"
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = factory(dict)
+
+    def __init__(self, root: Path, source: Path | None = None, standard: tuple[str, ...] = (),
+                 experimental: tuple[str, ...] = (), components: str | None = None,
+                 components_package: str | None = None, runner: str | None = None,
+                 required_calls: tuple[str, ...] = (), constants: dict[str, ConstantSpec] = FACTORY,
+                 select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), severity: dict[str, str] = FACTORY,
+                 fail_on: str = "error", raw: dict[str, Any] = FACTORY) -> None:
+        self.root = root
+        self.source = source
+        self.standard = standard
+        self.experimental = experimental
+        self.components = components
+        self.components_package = components_package
+        self.runner = runner
+        self.required_calls = required_calls
+        self.constants = {} if constants is FACTORY else constants
+        self.select = select
+        self.ignore = ignore
+        self.severity = {} if severity is FACTORY else severity
+        self.fail_on = fail_on
+        self.raw = {} if raw is FACTORY else raw
 
     def notebook_kind(self, path: str | Path) -> str:
         """"standard", "experimental" or "other", by the configured globs (relative to the config root)."""

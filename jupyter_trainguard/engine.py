@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .analysis.parsed import ParsedNotebook
 from .config import Config, ConfigError, load_config
-from .findings import Finding, Location, Report, Severity, Suppressed
+from .findings import FACTORY, Finding, FrozenRecord, Location, Record, Report, Severity, Suppressed, factory
 from .notebook.load import iter_notebook_paths, load_notebook
 from .notebook.model import Notebook
 from .rules.context import NotebookContext
-from .rules.registry import Hit, Rule, get_rule, matches, notebook_rules
+from .rules.registry import Hit, Rule, get_rule, matches, notebook_rules, reusable
 from .suppression import suppressing
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(FrozenRecord):
     """Which rules run: config and command-line `select`/`ignore` (ids, id prefixes, names or categories)."""
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+
+    def __init__(self, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> None:
+        self.__dict__.update(select=select, ignore=ignore)
 
     def why_skipped(self, r: Rule, config: Config) -> str | None:
         sel = self.select or config.select
@@ -51,6 +53,8 @@ def clear_caches() -> None:
 
     for module, name in (
         ("jupyter_trainguard.rules.training_loop", "_MEMO"),
+        ("jupyter_trainguard.rules.training_loop", "_FACTS"),
+        ("jupyter_trainguard.rules.seeding", "_UNSEEDED"),
         ("jupyter_trainguard.analysis.provenance.functions", "_GLOBALS"),
     ):
         memo = getattr(sys.modules.get(module), name, None)  # memos keyed by AST node: they pin parsed cells
@@ -80,13 +84,76 @@ def hit_to_finding(r: Rule, hit: Hit, path: str, config: Config) -> Finding:
     return f
 
 
-def context_for(nb: Notebook, config: Config, parsed: ParsedNotebook | None = None) -> NotebookContext:
+def context_for(nb: Notebook, config: Config, parsed: ParsedNotebook | None = None,
+                kind: str | None = None) -> NotebookContext:
     return NotebookContext(
         notebook=nb,
         parsed=parsed or ParsedNotebook.from_notebook(nb),
         config=config,
-        kind=config.notebook_kind(nb.path),
+        kind=kind if kind is not None else config.notebook_kind(nb.path),
     )
+
+
+class SessionAnalysis:
+    """What the last analysis of a live session leaves for the next one: the guard analyses the whole growing
+    history before every guarded cell, and most of it is what was analysed last time.
+
+    The caller (the guard) hands in cells that are the same objects as last time when their content is the same
+    (`ParsedNotebook.from_notebook(nb, previous)` keeps their parse). Two things are reused, each only where it
+    equals a fresh analysis:
+
+    - the provenance interpreter continues from where it stopped when the cells it ran are, in replay order, the
+      first cells of the new history and the import aliases are unchanged: it reads nothing else of the notebook,
+      so running only the new cells leaves it in the state a run over the whole history would reach;
+    - a rule's hits are reused when the whole input is unchanged (the same cell objects, configuration, path and
+      kind) and the rule reads nothing outside the notebook (`registry.reusable`).
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # one analysis at a time (the guard runs it in a background thread)
+        self._key: tuple | None = None
+        self._config: Config | None = None
+        self._cells: list[Any] = []  # keeps the keyed (parsed) cell objects alive, so their ids stay theirs
+        self._hits: dict[str, list[Hit]] = {}
+        self._interpreter: Any = None
+        self._replayed: list[Any] = []
+        self._aliases: dict[str, str] = {}
+
+    def begin(self, ctx: NotebookContext, config: Config) -> dict[str, list[Hit]]:
+        """Prepare `ctx` (the provenance record, continued) and return the hits that may be reused for it."""
+        nb = ctx.notebook
+        key = (nb.path, nb.format, nb.error, tuple(nb.warnings), ctx.kind, tuple(map(id, nb.cells)),
+               tuple(map(id, ctx.parsed.cells)))
+        same = key == self._key and config == self._config
+        if not same:
+            self._key, self._config, self._hits = key, config, {}
+            self._cells = [*nb.cells, *ctx.parsed.cells]
+        self._provenance(ctx)
+        return dict(self._hits)
+
+    def keep(self, r: Rule, hits: list[Hit]) -> None:
+        if reusable(r):
+            self._hits[r.id] = hits
+
+    def _provenance(self, ctx: NotebookContext) -> None:
+        from .analysis.provenance.interpreter import Interpreter
+        from .analysis.provenance.order import replay_order
+
+        parsed = ctx.parsed
+        interp, ran = self._interpreter, self._replayed
+        self._interpreter, self._replayed = None, []  # until it has run to the end without an error
+        try:
+            order = replay_order(parsed)
+            if (interp is not None and parsed.aliases == self._aliases and len(order) >= len(ran)
+                    and all(a is b for a, b in zip(order, ran))):
+                rec = interp.resume(parsed, len(ran))
+            else:
+                interp = Interpreter(parsed)
+                rec = interp.run()
+        except Exception:  # noqa: BLE001 - the rules run it themselves and report its failure as before
+            return
+        self._interpreter, self._replayed, self._aliases = interp, order, dict(parsed.aliases)
+        ctx.cache["provenance"] = rec
 
 
 def analyze_notebook(
@@ -95,12 +162,15 @@ def analyze_notebook(
     selection: Selection = Selection(),
     rules: Iterable[Rule] | None = None,
     parsed: ParsedNotebook | None = None,
+    session: SessionAnalysis | None = None,
 ) -> tuple[Report, NotebookContext | None, dict[str, Any]]:
     """Run every selected notebook rule; returns the report, the context and project-rule data (`parsed`: the
-    notebook already parsed by the caller)."""
+    notebook already parsed by the caller; `session`: what the previous analysis of the same live session left,
+    reused where it gives the same findings)."""
     start = time.perf_counter()
     config = config or load_config(nb.path if os.path.exists(nb.path) else None)
-    report = Report(path=nb.path, notebook_kind=config.notebook_kind(nb.path), cells=len(nb.cells))
+    kind = config.notebook_kind(nb.path)
+    report = Report(path=nb.path, notebook_kind=kind, cells=len(nb.cells))
     project_data: dict[str, Any] = {}
     if nb.error:
         report.error = nb.error
@@ -115,7 +185,8 @@ def analyze_notebook(
         )
         report.elapsed_ms = (time.perf_counter() - start) * 1000
         return report, None, project_data
-    ctx = context_for(nb, config, parsed)
+    ctx = context_for(nb, config, parsed, kind)
+    reuse = session.begin(ctx, config) if session is not None else {}
     for r in rules if rules is not None else notebook_rules():
         if r.scope == "runtime":
             continue
@@ -129,10 +200,12 @@ def analyze_notebook(
                     project_data[r.id] = r.collect(ctx)
                 report.rules_run.append(r.id)
                 continue
-            hits = list(r.check(ctx)) if r.check else []
+            hits = reuse[r.id] if r.id in reuse else list(r.check(ctx)) if r.check else []
         except Exception as exc:  # a rule bug must never end the scan
             report.skipped_rules[r.id] = f"internal error in rule: {type(exc).__name__}: {exc}"
             continue
+        if session is not None:
+            session.keep(r, hits)
         report.rules_run.append(r.id)
         for hit in hits:
             _add(report, r, hit, config)
@@ -165,10 +238,15 @@ def _scan_one(args: tuple[str, str | None, Selection]) -> tuple[Report, dict[str
     return report, data
 
 
-@dataclass
-class ScanResult:
-    reports: list[Report] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # inputs that do not exist
+class ScanResult(Record):
+    """The reports of a scan, and the inputs it could not find."""
+
+    reports: list[Report] = factory(list)
+    errors: list[str] = factory(list)  # inputs that do not exist
+
+    def __init__(self, reports: list[Report] = FACTORY, errors: list[str] = FACTORY) -> None:
+        self.reports = [] if reports is FACTORY else reports
+        self.errors = [] if errors is FACTORY else errors
 
     @property
     def findings(self) -> list[Finding]:

@@ -1,10 +1,13 @@
-"""The one findings model shared by every front end: `Finding`, `Location`, `Report`."""
+"""The one findings model shared by every front end: `Finding`, `Location`, `Report`; and `Record`, the base that
+makes these and the other models a scan builds at start-up cheap dataclasses."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any
+import reprlib
+import threading
+from collections.abc import Callable
+from typing import Any, ClassVar, Self
 
 SCHEMA_VERSION = "1.0"
 
@@ -27,6 +30,115 @@ CATEGORIES: dict[str, str] = {
     "notebook": "The notebook itself could not be (fully) read or parsed.",
     "memory": "GPU or host memory problems seen while training.",
 }
+
+
+class _Factory:
+    """A field's `default_factory` (`factory(list)`), declared without importing `dataclasses`. `FACTORY`, the
+    default of such an argument of `__init__`, means "not given" and shows as dataclasses show it."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any] | None = None) -> None:
+        self.make = make
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+FACTORY: Any = _Factory()
+
+
+def factory(make: Callable[[], Any]) -> Any:
+    """A `Record` field's `field(default_factory=make)`."""
+    return _Factory(make)
+
+
+_FIELDS_LOCK = threading.Lock()
+
+
+class _DataclassFields:
+    """`__dataclass_fields__` of a `Record` class, made by `@dataclass` itself on first use (`dataclasses.fields`,
+    `replace`, `asdict`, `is_dataclass`), which then replaces this descriptor on the class."""
+
+    def __get__(self, obj: object, cls: type) -> dict[str, Any]:
+        if cls is Record or cls is FrozenRecord:
+            raise AttributeError("__dataclass_fields__")
+        import dataclasses
+
+        with _FIELDS_LOCK:
+            if "__dataclass_fields__" not in cls.__dict__:
+                for name, value in list(cls.__dict__.items()):
+                    if isinstance(value, _Factory):
+                        setattr(cls, name, dataclasses.field(default_factory=value.make))
+                dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
+        return cls.__dict__["__dataclass_fields__"]
+
+
+class Record:
+    """Base of the models a scan builds at start-up or in bulk (findings, rules, cells, configuration): a dataclass
+    without the cost of `@dataclass`, which compiles `__init__`, `__repr__` and `__eq__` from source at import
+    (about 1 ms a class) and imports `inspect`.
+
+    A subclass declares its fields as a dataclass does (`name: type = default`, `factory(list)` for a
+    `default_factory`) and writes its own `__init__`, in the fields' order (a factory field's default is
+    `FACTORY`). `__repr__`, `__eq__` (and for `FrozenRecord`, `__hash__` and immutability) behave as the generated
+    ones; `class C(Record, eq=False)` compares and hashes by identity, as `@dataclass(eq=False)`. `_replace` is
+    `dataclasses.replace`, and `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work too (they import
+    `dataclasses`); tests/perf/test_records.py checks every subclass against the dataclass its fields declare."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _eq: bool = True
+    __dataclass_fields__: ClassVar[dict[str, Any]] = _DataclassFields()  # type: ignore[assignment]
+
+    def __init_subclass__(cls, eq: bool = True, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = [name for name, kind in cls.__dict__.get("__annotations__", {}).items()
+               if not str(kind).startswith(("ClassVar", "typing.ClassVar"))]
+        cls._fields = cls._fields + tuple(name for name in own if name not in cls._fields)
+        cls.__match_args__ = cls._fields
+        if not eq:
+            cls._eq = False
+            cls.__eq__ = object.__eq__  # type: ignore[method-assign]
+            cls.__hash__ = object.__hash__  # type: ignore[method-assign]
+
+    def _replace(self, **changes: Any) -> Self:
+        """A copy with these fields changed (`dataclasses.replace`)."""
+        values = {name: getattr(self, name) for name in self._fields}
+        values.update(changes)
+        return type(self)(**values)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    @reprlib.recursive_repr()
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__qualname__}({inner})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+
+class FrozenRecord(Record):
+    """A `Record` that is immutable and hashable, as a `frozen=True` dataclass (its `__init__` fills `__dict__`)."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 class Severity(str, enum.Enum):
@@ -76,8 +188,7 @@ def cell_ref(cell: Any) -> str:
     return cell_label(getattr(cell, "index", None), getattr(cell, "execution_count", None)) or "a cell"
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(FrozenRecord):
     """Where a finding points: file, cell (0-based index over all cells, markdown included; JSON `cell_index`),
     the cell's nbformat id and execution count when known, and the line within the cell (1-based)."""
 
@@ -89,6 +200,12 @@ class Location:
     file_line: int | None = None
     execution_count: int | None = None
     cell_id: str | None = None
+
+    def __init__(self, path: str, cell: int | None = None, line: int | None = None, column: int | None = None,
+                 end_line: int | None = None, file_line: int | None = None, execution_count: int | None = None,
+                 cell_id: str | None = None) -> None:
+        self.__dict__.update(path=path, cell=cell, line=line, column=column, end_line=end_line, file_line=file_line,
+                             execution_count=execution_count, cell_id=cell_id)
 
     @property
     def in_session(self) -> bool:
@@ -125,15 +242,14 @@ class Location:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Location:
-        values = {k: data.get(k) for k in cls.__dataclass_fields__ if k in data}
+        values = {k: data.get(k) for k in cls._fields if k in data}
         if data.get("cell_index") is not None:
             values["cell"] = data["cell_index"]
         values.setdefault("path", "<unknown>")
         return cls(**values)
 
 
-@dataclass
-class Finding:
+class Finding(Record):
     """One problem found by one rule at one place."""
 
     rule_id: str
@@ -143,9 +259,23 @@ class Finding:
     location: Location
     impact: str = ""
     fix: str = ""
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = factory(dict)
     rule_name: str = ""
     source: str = "static"  # "static" | "runtime" | "artifact"
+
+    def __init__(self, rule_id: str, severity: Severity, category: str, message: str, location: Location,
+                 impact: str = "", fix: str = "", evidence: dict[str, Any] = FACTORY, rule_name: str = "",
+                 source: str = "static") -> None:
+        self.rule_id = rule_id
+        self.severity = severity
+        self.category = category
+        self.message = message
+        self.location = location
+        self.impact = impact
+        self.fix = fix
+        self.evidence = {} if evidence is FACTORY else evidence
+        self.rule_name = rule_name
+        self.source = source
 
     def sort_key(self) -> tuple:
         loc = self.location
@@ -181,30 +311,46 @@ class Finding:
         )
 
 
-@dataclass
-class Suppressed:
+class Suppressed(Record):
     """A finding that was silenced, and how."""
 
     finding: Finding
     reason: str  # e.g. "inline # trainguard: ignore[LEAK001]" or "--ignore LEAK"
 
+    def __init__(self, finding: Finding, reason: str) -> None:
+        self.finding = finding
+        self.reason = reason
+
     def to_dict(self) -> dict[str, Any]:
         return {"finding": self.finding.to_dict(), "reason": self.reason}
 
 
-@dataclass
-class Report:
+class Report(Record):
     """All that one analysis of one notebook (or live session) produced."""
 
     path: str
-    findings: list[Finding] = field(default_factory=list)
-    suppressed: list[Suppressed] = field(default_factory=list)
-    skipped_rules: dict[str, str] = field(default_factory=dict)  # rule id -> why
-    rules_run: list[str] = field(default_factory=list)
+    findings: list[Finding] = factory(list)
+    suppressed: list[Suppressed] = factory(list)
+    skipped_rules: dict[str, str] = factory(dict)  # rule id -> why
+    rules_run: list[str] = factory(list)
     notebook_kind: str = "other"  # "standard" | "experimental" | "other"
     cells: int = 0
     elapsed_ms: float = 0.0
     error: str | None = None  # set when the notebook could not be read at all
+
+    def __init__(self, path: str, findings: list[Finding] = FACTORY, suppressed: list[Suppressed] = FACTORY,
+                 skipped_rules: dict[str, str] = FACTORY, rules_run: list[str] = FACTORY,
+                 notebook_kind: str = "other", cells: int = 0, elapsed_ms: float = 0.0,
+                 error: str | None = None) -> None:
+        self.path = path
+        self.findings = [] if findings is FACTORY else findings
+        self.suppressed = [] if suppressed is FACTORY else suppressed
+        self.skipped_rules = {} if skipped_rules is FACTORY else skipped_rules
+        self.rules_run = [] if rules_run is FACTORY else rules_run
+        self.notebook_kind = notebook_kind
+        self.cells = cells
+        self.elapsed_ms = elapsed_ms
+        self.error = error
 
     def sorted_findings(self) -> list[Finding]:
         return sorted(self.findings, key=Finding.sort_key)

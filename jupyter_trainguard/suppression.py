@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from .findings import FrozenRecord
 from .notebook.model import Cell
 
-_DIRECTIVE = re.compile(r"#\s*trainguard\s*:\s*ignore(?:\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
+# compiled on first use (by `re`, which keeps it): most cells have no directive, many scans none at all
+_DIRECTIVE = r"#\s*trainguard\s*:\s*ignore(?:\[(?P<ids>[^\]]*)\])?"
 
 
-@dataclass(frozen=True)
-class Directive:
+class Directive(FrozenRecord):
+    """One `# trainguard: ignore[...]` comment."""
+
     ids: tuple[str, ...]  # empty means every rule
     line: int | None  # None: the whole cell
+
+    def __init__(self, ids: tuple[str, ...], line: int | None) -> None:
+        self.__dict__.update(ids=ids, line=line)
 
     def covers(self, rule_id: str) -> bool:
         return not self.ids or any(rule_id.upper().startswith(i.upper()) for i in self.ids)
@@ -31,7 +36,7 @@ def directives(cell: Cell) -> list[Directive]:
     code_seen = False
     for n, line in enumerate(cell.source.split("\n"), start=1):
         stripped = line.strip()
-        m = _DIRECTIVE.search(line)
+        m = re.search(_DIRECTIVE, line, re.IGNORECASE)
         if m:
             ids = tuple(i.strip() for i in (m.group("ids") or "").split(",") if i.strip())
             at_top = not code_seen and stripped.startswith("#")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..findings import FACTORY, FrozenRecord, Record, factory
 
-@dataclass(frozen=True)
-class Signature:
+
+class Signature(FrozenRecord):
     """The parameters of a function (or a class's `__init__` without `self`)."""
 
     name: str
@@ -20,6 +20,13 @@ class Signature:
     var_kwargs: bool = False
     path: str = ""
     line: int = 0
+
+    def __init__(self, name: str, positional: tuple[str, ...], required: frozenset[str],
+                 keyword_only: tuple[str, ...] = (), positional_only: frozenset[str] = frozenset(),
+                 var_args: bool = False, var_kwargs: bool = False, path: str = "", line: int = 0) -> None:
+        self.__dict__.update(name=name, positional=positional, required=required, keyword_only=keyword_only,
+                             positional_only=positional_only, var_args=var_args, var_kwargs=var_kwargs, path=path,
+                             line=line)
 
     def describe(self) -> str:
         parts = list(self.positional)
@@ -83,24 +90,40 @@ def signature_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, path: str, drop_sel
     )
 
 
-@dataclass
-class ModuleIndex:
+class ModuleIndex(Record):
+    """One module of the components folder: its functions, classes, dict keys and tuples."""
+
     name: str
     path: str
-    functions: dict[str, Signature] = field(default_factory=dict)
-    classes: dict[str, Signature | None] = field(default_factory=dict)  # None: no __init__ found
-    dict_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    tuples: dict[str, tuple] = field(default_factory=dict)
+    functions: dict[str, Signature] = factory(dict)
+    classes: dict[str, Signature | None] = factory(dict)  # None: no __init__ found
+    dict_keys: dict[str, tuple[str, ...]] = factory(dict)
+    tuples: dict[str, tuple] = factory(dict)
     error: str | None = None
 
+    def __init__(self, name: str, path: str, functions: dict[str, Signature] = FACTORY,
+                 classes: dict[str, Signature | None] = FACTORY, dict_keys: dict[str, tuple[str, ...]] = FACTORY,
+                 tuples: dict[str, tuple] = FACTORY, error: str | None = None) -> None:
+        self.name = name
+        self.path = path
+        self.functions = {} if functions is FACTORY else functions
+        self.classes = {} if classes is FACTORY else classes
+        self.dict_keys = {} if dict_keys is FACTORY else dict_keys
+        self.tuples = {} if tuples is FACTORY else tuples
+        self.error = error
 
-@dataclass
-class ComponentIndex:
+
+class ComponentIndex(Record):
     """Every module of the components folder, by module name (`experiment_runner`)."""
 
     root: Path
     package: str
-    modules: dict[str, ModuleIndex] = field(default_factory=dict)
+    modules: dict[str, ModuleIndex] = factory(dict)
+
+    def __init__(self, root: Path, package: str, modules: dict[str, ModuleIndex] = FACTORY) -> None:
+        self.root = root
+        self.package = package
+        self.modules = {} if modules is FACTORY else modules
 
     def resolve(self, qualname: str) -> tuple[ModuleIndex, str] | None:
         """Map `notebooks.components.runner.fn` (or `components.runner.fn`, `runner.fn`) to (module, attr)."""

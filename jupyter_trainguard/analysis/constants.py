@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from ..config import Config, ConstantSpec
-from .components import index_components
 
 _TYPES: dict[str, tuple[type, ...]] = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
 
@@ -30,6 +29,8 @@ def allowed_keys(spec: ConstantSpec, config: Config) -> tuple[str, ...] | None:
     """The keys of the `keys_of` dict in the components' source, or None when they cannot be read."""
     if not spec.keys_of or config.components_dir is None:
         return None
+    from .components import index_components  # only a project with components reads them
+
     index = index_components(config.components_dir, config.package_name or "")
     return index.dict_keys(spec.keys_of)
 

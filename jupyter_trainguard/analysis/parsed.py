@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import ast
 import itertools
+import reprlib
 import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
+from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell, Notebook
+from .fields import DataclassFields
 
 _PARSE_CACHE: OrderedDict[str, tuple[ast.Module | None, SyntaxError | None]] = OrderedDict()
 _PARSE_CACHE_SIZE = 4096
@@ -44,46 +47,108 @@ def parse_code(code: str) -> tuple[ast.Module | None, SyntaxError | None]:
     return result
 
 
-@dataclass
-class ParsedCell:
+class ParsedCell(Record):
+    """One code cell parsed: its tree, or the syntax error that stopped the parse. Equality and repr see `cell`,
+    `tree` and `syntax_error` only (the other fields are `field(repr=False, compare=False)`)."""
+
     cell: Cell
     tree: ast.Module | None
     syntax_error: SyntaxError | None = None
+    # per-cell pieces of `ParsedNotebook.nodes` / `call_list`, kept while the guard reuses this object for the next
+    # analysis of a growing session (the calls with the import aliases they were resolved with)
+    _pairs: list[tuple[Cell, ast.AST]] | None = None
+    _calls: tuple[object, list[tuple[Cell, ast.Call, str]]] | None = None
+    memo: dict[str, Any] = factory(dict)  # other per-cell indexes (usage)
+    __dataclass_fields__ = DataclassFields(hidden=("_pairs", "_calls", "memo"))  # type: ignore[assignment]
+
+    def __init__(self, cell: Cell, tree: ast.Module | None, syntax_error: SyntaxError | None = None,
+                 _pairs: list[tuple[Cell, ast.AST]] | None = None,
+                 _calls: tuple[object, list[tuple[Cell, ast.Call, str]]] | None = None,
+                 memo: dict[str, Any] = FACTORY) -> None:
+        self.cell = cell
+        self.tree = tree
+        self.syntax_error = syntax_error
+        self._pairs = _pairs
+        self._calls = _calls
+        self.memo = {} if memo is FACTORY else memo
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParsedCell) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.cell, self.tree, self.syntax_error) == (other.cell, other.tree, other.syntax_error)
+
+    @reprlib.recursive_repr()
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(cell={self.cell!r}, tree={self.tree!r}, syntax_error={self.syntax_error!r})"
+
+    def node_pairs(self) -> list[tuple[Cell, ast.AST]]:
+        """(cell, node) for every node of the tree (empty without one), computed once."""
+        if self._pairs is None:
+            self._pairs = [] if self.tree is None else list(zip(itertools.repeat(self.cell), tree_nodes(self.tree)))
+        return self._pairs
+
+    def call_triples(self, aliases: dict[str, str], key: object) -> list[tuple[Cell, ast.Call, str]]:
+        """(cell, call, resolved callee) of this cell; reused while `key` (the aliases' identity) is the same."""
+        if self._calls is not None and self._calls[0] is key:
+            return self._calls[1]
+        calls = [(c, n, qualname(n.func, aliases)) for c, n in self.node_pairs() if isinstance(n, ast.Call)]
+        self._calls = (key, calls)
+        return calls
 
 
-@dataclass
-class ParsedNotebook:
+class ParsedNotebook(Record):
     """The notebook's code as ASTs, in the order the cells ran, plus name resolution helpers."""
 
     notebook: Notebook
-    cells: list[ParsedCell] = field(default_factory=list)  # execution order
-    aliases: dict[str, str] = field(default_factory=dict)  # local name -> dotted qualified name
+    cells: list[ParsedCell] = factory(list)  # execution order
+    aliases: dict[str, str] = factory(dict)  # local name -> dotted qualified name
+
+    def __init__(self, notebook: Notebook, cells: list[ParsedCell] = FACTORY,
+                 aliases: dict[str, str] = FACTORY) -> None:
+        self.notebook = notebook
+        self.cells = [] if cells is FACTORY else cells
+        self.aliases = {} if aliases is FACTORY else aliases
 
     @classmethod
-    def from_notebook(cls, nb: Notebook) -> ParsedNotebook:
+    def from_notebook(cls, nb: Notebook, previous: ParsedNotebook | None = None) -> ParsedNotebook:
+        """Parse `nb`; with `previous` (an earlier parse of the same live session), the `ParsedCell` of every cell
+        object it already parsed is reused, with the node and call lists computed for it."""
         parsed = cls(notebook=nb)
+        known = {id(pc.cell): pc for pc in previous.cells} if previous is not None else {}
         for cell in nb.execution_order():
             if cell.python is None:
                 continue
-            tree, error = parse_code(cell.python)
-            parsed.cells.append(ParsedCell(cell, tree, error))
+            pc = known.get(id(cell))
+            if pc is None or pc.cell is not cell:
+                tree, error = parse_code(cell.python)
+                pc = ParsedCell(cell, tree, error)
+            parsed.cells.append(pc)
         parsed.aliases = aliases_from_nodes(node for pc in parsed.cells if pc.tree is not None
                                             for node in _imports(pc.tree))
+        if previous is not None and previous.aliases == parsed.aliases:
+            parsed.aliases_key = previous.aliases_key  # the call lists resolved with these aliases stay valid
         return parsed
+
+    @cached_property
+    def aliases_key(self) -> object:
+        """Stands for `aliases` in per-cell memos: the same object while a session's import aliases are the same."""
+        return object()
 
     @cached_property
     def nodes(self) -> list[tuple[Cell, ast.AST]]:
         """Every AST node of every parsed cell (cells in execution order), computed once."""
         out: list[tuple[Cell, ast.AST]] = []
         for pc in self.cells:
-            if pc.tree is not None:
-                cell = pc.cell
-                out.extend(zip(itertools.repeat(cell), tree_nodes(pc.tree)))
+            out.extend(pc.node_pairs())
         return out
 
     @cached_property
     def call_list(self) -> list[tuple[Cell, ast.Call, str]]:
-        return [(cell, node, self.qualname(node.func)) for cell, node in self.nodes if isinstance(node, ast.Call)]
+        out: list[tuple[Cell, ast.Call, str]] = []
+        key = self.aliases_key
+        for pc in self.cells:
+            out.extend(pc.call_triples(self.aliases, key))
+        return out
 
     @property
     def trees(self) -> Iterator[tuple[Cell, ast.Module]]:

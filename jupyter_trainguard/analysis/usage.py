@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
 
+from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell
 from .names import CV_FUNCS
 from .parsed import ParsedNotebook, last_part
@@ -22,15 +22,23 @@ SEED_ALL = frozenset({"seed_everything", "set_seed", "set_random_seed", "enable_
                       "reset_seeds", "seed_worker"})
 
 
-@dataclass
-class CallSite:
+class CallSite(Record):
+    """One call: where it ran, its node and its resolved name."""
+
     pos: tuple[int, int, int]  # (cell order, line, col)
     cell: Cell
     node: ast.Call
     q: str  # resolved qualified name ("" when not a name chain; ".attr" for chained calls)
     in_func: str | None  # name of the enclosing notebook function, if any
 
-    @property
+    def __init__(self, pos: tuple[int, int, int], cell: Cell, node: ast.Call, q: str, in_func: str | None) -> None:
+        self.pos = pos
+        self.cell = cell
+        self.node = node
+        self.q = q
+        self.in_func = in_func
+
+    @cached_property
     def leaf(self) -> str:
         return last_part(self.q) if self.q else ""
 
@@ -50,70 +58,108 @@ class CallSite:
         return ""
 
 
-@dataclass
-class Usage:
+class Usage(Record):
+    """The notebook's calls, functions, assignments, blocks and loops, in execution order."""
+
     parsed: ParsedNotebook
-    calls: list[CallSite] = field(default_factory=list)
-    funcs: dict[str, ast.FunctionDef] = field(default_factory=dict)
-    order: dict[int, int] = field(default_factory=dict)  # cell index -> execution position
-    assigned_calls: list[tuple[str, str]] = field(default_factory=list)  # (name, qualname of the call)
-    assigns: list[tuple[Cell, ast.Assign]] = field(default_factory=list)
-    blocks: list[tuple[Cell, ast.stmt]] = field(default_factory=list)  # with / try statements
-    loops: list[tuple[Cell, ast.stmt, tuple]] = field(default_factory=list)  # (cell, loop, enclosing loops)
+    calls: list[CallSite] = factory(list)
+    funcs: dict[str, ast.FunctionDef] = factory(dict)
+    order: dict[int, int] = factory(dict)  # cell index -> execution position
+    assigned_calls: list[tuple[str, str]] = factory(list)  # (name, qualname of the call)
+    assigns: list[tuple[Cell, ast.Assign]] = factory(list)
+    blocks: list[tuple[Cell, ast.stmt]] = factory(list)  # with / try statements
+    loops: list[tuple[Cell, ast.stmt, tuple]] = factory(list)  # (cell, loop, enclosing loops)
+
+    def __init__(self, parsed: ParsedNotebook, calls: list[CallSite] = FACTORY,
+                 funcs: dict[str, ast.FunctionDef] = FACTORY, order: dict[int, int] = FACTORY,
+                 assigned_calls: list[tuple[str, str]] = FACTORY, assigns: list[tuple[Cell, ast.Assign]] = FACTORY,
+                 blocks: list[tuple[Cell, ast.stmt]] = FACTORY,
+                 loops: list[tuple[Cell, ast.stmt, tuple]] = FACTORY) -> None:
+        self.parsed = parsed
+        self.calls = [] if calls is FACTORY else calls
+        self.funcs = {} if funcs is FACTORY else funcs
+        self.order = {} if order is FACTORY else order
+        self.assigned_calls = [] if assigned_calls is FACTORY else assigned_calls
+        self.assigns = [] if assigns is FACTORY else assigns
+        self.blocks = [] if blocks is FACTORY else blocks
+        self.loops = [] if loops is FACTORY else loops
 
     @classmethod
     def build(cls, parsed: ParsedNotebook) -> Usage:
-        """Index the notebook's nodes (reusing the parser's one walk when it offers `nodes`)."""
+        """Index the notebook's nodes. A `ParsedNotebook` is indexed cell by cell, each cell's index kept on its
+        parsed cell while the cell, its place in execution order and the import aliases stay the same (the guard
+        re-analyses a growing session); the lists and their order are those of one walk over the whole notebook."""
         u = cls(parsed)
         for i, (cell, _) in enumerate(parsed.trees):
             u.order[cell.index] = i
-        nodes = getattr(parsed, "nodes", None)
-        if nodes is None:  # an older ParsedNotebook without the shared node list
-            nodes = [(cell, n) for cell, tree in parsed.trees for n in ast.walk(tree)]
-        ranges: list[tuple[int, int, int, str]] = []  # (cell index, first line, last line, function name)
-        loops = []
-        for cell, node in nodes:
-            t = type(node)
-            if t is ast.Call:
-                u.calls.append(CallSite((u.order.get(cell.index, 0), node.lineno, node.col_offset), cell, node,
-                                        parsed.qualname(node.func), None))
-            elif t is ast.Assign:
-                u.assigns.append((cell, node))
-                if type(node.value) is ast.Call:
-                    q = parsed.qualname(node.value.func)
-                    u.assigned_calls.extend((tg.id, q) for tg in node.targets if type(tg) is ast.Name)
-            elif t in (ast.With, ast.AsyncWith, ast.Try):
-                u.blocks.append((cell, node))
-            elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
-                u.funcs[node.name] = node
-                ranges.append((cell.index, node.lineno, node.end_lineno or node.lineno, node.name))
-            elif t in (ast.For, ast.AsyncFor, ast.While):
-                loops.append((cell, node))
-        if ranges:
-            for c in u.calls:
-                c.in_func = _enclosing(ranges, c.cell.index, c.node.lineno)
-        for cell, loop in loops:
-            fn = _enclosing(ranges, cell.index, loop.lineno) if ranges else None
-            parents = tuple(o for oc, o in loops if oc is cell and o is not loop and o.lineno <= loop.lineno and
-                            (o.end_lineno or o.lineno) >= (loop.end_lineno or loop.lineno) and
-                            (not ranges or _enclosing(ranges, cell.index, o.lineno) == fn))
-            u.loops.append((cell, loop, parents))
-        u.calls.sort(key=lambda c: c.pos)
-        for items in (u.loops, u.assigns, u.blocks):
-            items.sort(key=lambda x: (u.order.get(x[0].index, 0), x[1].lineno, x[1].col_offset))
+        parts = []
+        if hasattr(parsed, "aliases_key"):
+            for pc in parsed.cells:
+                if pc.tree is None:
+                    continue
+                key = (parsed.aliases_key, u.order.get(pc.cell.index, 0))
+                hit = pc.memo.get("usage")
+                if hit is None or hit[0] != key:
+                    hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, u.order), u.order))
+                parts.append(hit[1])
+        else:  # an older parsed notebook without per-cell node lists
+            parts = [_index([(cell, n) for cell, tree in parsed.trees for n in ast.walk(tree)], parsed, u.order)]
+        for calls, funcs, assigns, assigned_calls, blocks, loops in parts:
+            u.calls.extend(calls)
+            u.funcs.update(funcs)
+            u.assigns.extend(assigns)
+            u.assigned_calls.extend(assigned_calls)
+            u.blocks.extend(blocks)
+            u.loops.extend(loops)
+        if len(parts) == 1 or len(parts) != len(u.order):
+            # one walk, or cells sharing an index: sort as a whole. Otherwise every cell's part is sorted and its
+            # place in execution order (the first key) grows from part to part: the concatenation is sorted.
+            _sorted((u.calls, u.funcs, u.assigns, u.assigned_calls, u.blocks, u.loops), u.order)
         return u
 
     def pos(self, cell: Cell, node: ast.AST) -> tuple[int, int, int]:
         return (self.order.get(cell.index, 0), getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
     def named(self, *names: str) -> list[CallSite]:
-        return [c for c in self.calls if c.q in names]
+        return self._select(self._by_name, names)
 
     def leaf_in(self, names) -> list[CallSite]:
-        return [c for c in self.calls if c.leaf in names]
+        return self._select(self._by_leaf, names)
 
     def methods(self, *attrs: str) -> list[CallSite]:
-        return [c for c in self.calls if isinstance(c.node.func, ast.Attribute) and c.node.func.attr in attrs]
+        return self._select(self._by_method, attrs)
+
+    def _select(self, index: dict[str, list[int]], keys) -> list[CallSite]:
+        """The calls under any of `keys` in `index`, in the order of `calls` (as a filter over them would give)."""
+        found = [i for k in set(keys) for i in index.get(k, ())]
+        if len(found) > 1:
+            found.sort()
+        return [self.calls[i] for i in found]
+
+    @cached_property
+    def _indexes(self) -> tuple[dict[str, list[int]], dict[str, list[int]], dict[str, list[int]]]:
+        """Positions in `calls` by resolved name, by leaf name and by method name (one pass)."""
+        by_name: dict[str, list[int]] = {}
+        by_leaf: dict[str, list[int]] = {}
+        by_method: dict[str, list[int]] = {}
+        for i, c in enumerate(self.calls):
+            by_name.setdefault(c.q, []).append(i)
+            by_leaf.setdefault(c.leaf, []).append(i)
+            if isinstance(c.node.func, ast.Attribute):
+                by_method.setdefault(c.node.func.attr, []).append(i)
+        return by_name, by_leaf, by_method
+
+    @property
+    def _by_name(self) -> dict[str, list[int]]:
+        return self._indexes[0]
+
+    @property
+    def _by_leaf(self) -> dict[str, list[int]]:
+        return self._indexes[1]
+
+    @property
+    def _by_method(self) -> dict[str, list[int]]:
+        return self._indexes[2]
 
     def roots(self) -> set[str]:
         return self.parsed.imported_modules
@@ -180,6 +226,10 @@ class Usage:
 
     def guard_seeded(self) -> bool:
         """A `%%guarded_train --seed N` cell: the guard seeds Python `random`, NumPy and torch before it runs."""
+        return self._guard_seeded
+
+    @cached_property
+    def _guard_seeded(self) -> bool:
         return any(pc.cell.cell_magic == "guarded_train" and
                    _GUARD_SEED.search(pc.cell.source.lstrip("\n").partition("\n")[0])
                    for pc in self.parsed.cells)
@@ -195,6 +245,54 @@ class Usage:
 
 
 _GUARD_SEED = re.compile(r"--seed(=|\s+)-?\d+")
+
+
+def _index(nodes: list[tuple[Cell, ast.AST]], parsed: ParsedNotebook, order: dict[int, int]) -> tuple:
+    """(calls, funcs, assigns, assigned calls, blocks, loops) of these nodes, in node order (unsorted)."""
+    calls: list[CallSite] = []
+    funcs: dict[str, ast.FunctionDef] = {}
+    assigns: list[tuple[Cell, ast.Assign]] = []
+    assigned_calls: list[tuple[str, str]] = []
+    blocks: list[tuple[Cell, ast.stmt]] = []
+    ranges: list[tuple[int, int, int, str]] = []  # (cell index, first line, last line, function name)
+    found_loops = []
+    for cell, node in nodes:
+        t = type(node)
+        if t is ast.Call:
+            calls.append(CallSite((order.get(cell.index, 0), node.lineno, node.col_offset), cell, node,
+                                  parsed.qualname(node.func), None))
+        elif t is ast.Assign:
+            assigns.append((cell, node))
+            if type(node.value) is ast.Call:
+                q = parsed.qualname(node.value.func)
+                assigned_calls.extend((tg.id, q) for tg in node.targets if type(tg) is ast.Name)
+        elif t in (ast.With, ast.AsyncWith, ast.Try):
+            blocks.append((cell, node))
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            funcs[node.name] = node
+            ranges.append((cell.index, node.lineno, node.end_lineno or node.lineno, node.name))
+        elif t in (ast.For, ast.AsyncFor, ast.While):
+            found_loops.append((cell, node))
+    if ranges:
+        for c in calls:
+            c.in_func = _enclosing(ranges, c.cell.index, c.node.lineno)
+    loops = []
+    for cell, loop in found_loops:
+        fn = _enclosing(ranges, cell.index, loop.lineno) if ranges else None
+        parents = tuple(o for oc, o in found_loops if oc is cell and o is not loop and o.lineno <= loop.lineno and
+                        (o.end_lineno or o.lineno) >= (loop.end_lineno or loop.lineno) and
+                        (not ranges or _enclosing(ranges, cell.index, o.lineno) == fn))
+        loops.append((cell, loop, parents))
+    return calls, funcs, assigns, assigned_calls, blocks, loops
+
+
+def _sorted(part: tuple, order: dict[int, int]) -> tuple:
+    """`part` (as `_index` returns it) with its calls, loops, assignments and blocks sorted (stable) in place."""
+    calls, _, assigns, _, blocks, loops = part
+    calls.sort(key=lambda c: c.pos)
+    for items in (loops, assigns, blocks):
+        items.sort(key=lambda x: (order.get(x[0].index, 0), x[1].lineno, x[1].col_offset))
+    return part
 
 
 def _enclosing(ranges: list[tuple[int, int, int, str]], cell: int, line: int) -> str | None:

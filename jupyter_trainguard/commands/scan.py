@@ -17,6 +17,13 @@ HELP = "scan notebooks (.ipynb, jupytext .py) for leakage, reproducibility and p
 ORDER = 10
 
 
+def prepare() -> None:
+    """Load the rules a scan runs (the CLI calls this as part of its start-up, before `run`)."""
+    from ..rules.registry import notebook_rules
+
+    notebook_rules()
+
+
 def split_ids(values: list[str] | None) -> tuple[str, ...]:
     out: list[str] = []
     for v in values or []:

@@ -18,13 +18,18 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def decode(raw: bytes, warnings: list[str]) -> str:
-    """Decode bytes as UTF-8 (with or without BOM); undecodable bytes are replaced and reported."""
+    """Decode bytes as UTF-8 (with or without BOM); undecodable bytes are replaced and reported. The BOM is cut
+    here, as the "utf-8-sig" codec does (offsets count after it), so that codec's module is not imported."""
+    body = raw[3:] if raw.startswith(_BOM) else raw
     try:
-        return raw.decode("utf-8-sig")
+        return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         warnings.append(f"file is not valid UTF-8 (first bad byte at offset {exc.start}); bad bytes replaced")
-        return raw.decode("utf-8-sig", errors="replace")
+        return body.decode("utf-8", errors="replace")
 
 
 def notebook_from_json(path: str, text: str, warnings: list[str] | None = None) -> Notebook:

@@ -135,8 +135,9 @@ def _automagic(code: str) -> str:
     return "\n".join(lines)
 
 
-_TIMED = re.compile(r"^(\s*)%(?:time|timeit|prun|memit)(?:\s+-\S+)*\s+(.*)$")
-_ASSIGNED = re.compile(r"^(\s*)([A-Za-z_][\w\s,\.\[\]\(\)]*?)\s*=\s*[%!].*$")
+# compiled on first use (by `re`, which keeps them): only cells with very many escapes come here
+_TIMED = r"^(\s*)%(?:time|timeit|prun|memit)(?:\s+-\S+)*\s+(.*)$"
+_ASSIGNED = r"^(\s*)([A-Za-z_][\w\s,\.\[\]\(\)]*?)\s*=\s*[%!].*$"
 
 
 def _neutralise_escapes(code: str) -> str:
@@ -146,8 +147,8 @@ def _neutralise_escapes(code: str) -> str:
     for line in code.split("\n"):
         stripped = line.lstrip()
         indent = line[: len(line) - len(stripped)]
-        timed = _TIMED.match(line)
-        assigned = _ASSIGNED.match(line)
+        timed = re.match(_TIMED, line)
+        assigned = re.match(_ASSIGNED, line)
         if timed:
             line = timed.group(1) + timed.group(2)
         elif stripped[:1] in ("%", "!", "?") or (stripped.endswith("?") and not stripped.startswith("#")):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from .ipynb import decode, notebook_from_json
 from .model import Cell, Notebook
-from .pyscript import is_notebook_script, notebook_from_script
 
 MAX_BYTES = 64 * 1024 * 1024
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".myst", ".mystnb", ".mnb", ".Rmd")  # jupytext's Markdown family
@@ -47,6 +46,8 @@ def notebook_from_bytes(path: str, raw: bytes) -> Notebook:
 def notebook_from_text(path: str, text: str, warnings: list[str]) -> Notebook:
     """A text notebook: through jupytext when it is installed (every format it knows, exact file lines), else
     the own percent/light parser for `.py`. A plain script without cell markers is one code cell either way."""
+    from .pyscript import is_notebook_script, notebook_from_script  # not needed to read .ipynb files
+
     markdown = path.endswith(MARKDOWN_SUFFIXES)
     if markdown or is_notebook_script(text):
         from .jupytext_read import read_text_notebook
@@ -121,6 +122,7 @@ def iter_notebook_paths(paths: list[str | os.PathLike], include_py: bool = True)
 
 def _looks_like_notebook(path: Path, siblings: set[str], markdown: bool = False) -> bool:
     from .jupytext_read import declared_pair, looks_like_text_notebook
+    from .pyscript import is_notebook_script
 
     try:
         with open(path, "rb") as fh:

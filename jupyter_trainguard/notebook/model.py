@@ -2,26 +2,43 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..findings import FACTORY, Record, factory
 
 
-@dataclass
-class Cell:
+class Cell(Record):
     """One cell. `python` is the code the analysis sees (IPython syntax transformed), or None."""
 
     index: int
     cell_type: str  # "code" | "markdown" | "raw"
     source: str
     python: str | None = None
-    line_map: list[int] = field(default_factory=list)  # python line (0-based idx) -> source line (1-based)
+    line_map: list[int] = factory(list)  # python line (0-based idx) -> source line (1-based)
     execution_count: int | None = None
     file_line: int | None = None  # for text formats: file line of the cell's first source line
-    file_line_map: list[int] = field(default_factory=list)  # text formats read by jupytext: source line -> file line
+    file_line_map: list[int] = factory(list)  # text formats read by jupytext: source line -> file line
     cell_magic: str | None = None
     cell_id: str | None = None
     tags: tuple[str, ...] = ()
-    outputs: list[dict] = field(default_factory=list)
+    outputs: list[dict] = factory(list)
     label: str | None = None  # how messages name the cell when `index` is not its place in a notebook (session)
+
+    def __init__(self, index: int, cell_type: str, source: str, python: str | None = None,
+                 line_map: list[int] = FACTORY, execution_count: int | None = None, file_line: int | None = None,
+                 file_line_map: list[int] = FACTORY, cell_magic: str | None = None, cell_id: str | None = None,
+                 tags: tuple[str, ...] = (), outputs: list[dict] = FACTORY, label: str | None = None) -> None:
+        self.index = index
+        self.cell_type = cell_type
+        self.source = source
+        self.python = python
+        self.line_map = [] if line_map is FACTORY else line_map
+        self.execution_count = execution_count
+        self.file_line = file_line
+        self.file_line_map = [] if file_line_map is FACTORY else file_line_map
+        self.cell_magic = cell_magic
+        self.cell_id = cell_id
+        self.tags = tags
+        self.outputs = [] if outputs is FACTORY else outputs
+        self.label = label
 
     @property
     def is_code(self) -> bool:
@@ -42,17 +59,27 @@ class Cell:
         return self.file_line + source_line - 1
 
 
-@dataclass
-class Notebook:
+class Notebook(Record):
     """A notebook read from any format, or the live session's history."""
 
     path: str
-    cells: list[Cell] = field(default_factory=list)
+    cells: list[Cell] = factory(list)
     format: str = "ipynb"  # "ipynb" | "py:percent" | "py:light" | "py" | "md:myst" (any jupytext one) | "session"
     nbformat: tuple[int, int] | None = None
-    metadata: dict = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    metadata: dict = factory(dict)
+    warnings: list[str] = factory(list)
     error: str | None = None  # the notebook could not be read at all
+
+    def __init__(self, path: str, cells: list[Cell] = FACTORY, format: str = "ipynb",
+                 nbformat: tuple[int, int] | None = None, metadata: dict = FACTORY, warnings: list[str] = FACTORY,
+                 error: str | None = None) -> None:
+        self.path = path
+        self.cells = [] if cells is FACTORY else cells
+        self.format = format
+        self.nbformat = nbformat
+        self.metadata = {} if metadata is FACTORY else metadata
+        self.warnings = [] if warnings is FACTORY else warnings
+        self.error = error
 
     @property
     def code_cells(self) -> list[Cell]:

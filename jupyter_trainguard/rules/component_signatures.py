@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from ..analysis.components import ComponentIndex, index_components
 from .context import NotebookContext
 from .registry import Hit, rule
+
+if TYPE_CHECKING:
+    from ..analysis.components import ComponentIndex
 
 
 def component_index(ctx: NotebookContext) -> ComponentIndex | None:
@@ -16,6 +19,8 @@ def component_index(ctx: NotebookContext) -> ComponentIndex | None:
         return None
     key = "component_index"
     if key not in ctx.cache:
+        from ..analysis.components import index_components  # only a project with components reads them
+
         ctx.cache[key] = index_components(cfg.components_dir, cfg.package_name or "")
     return ctx.cache[key]
 

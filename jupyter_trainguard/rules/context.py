@@ -3,36 +3,52 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from ..analysis.parsed import ParsedNotebook
 from ..config import Config
+from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell, Notebook
 
 _MISSING = object()
 
 
-@dataclass
-class Constant:
+class Constant(Record):
+    """An UPPER_CASE name assigned at the top level of a cell."""
+
     name: str
     value: Any  # the literal value, or _MISSING when not a literal
     cell: Cell
     node: ast.Assign | ast.AnnAssign
+
+    def __init__(self, name: str, value: Any, cell: Cell, node: ast.Assign | ast.AnnAssign) -> None:
+        self.name = name
+        self.value = value
+        self.cell = cell
+        self.node = node
 
     @property
     def is_literal(self) -> bool:
         return self.value is not _MISSING
 
 
-@dataclass
-class NotebookContext:
+class NotebookContext(Record):
+    """One notebook as every rule sees it."""
+
     notebook: Notebook
     parsed: ParsedNotebook
     config: Config
     kind: str = "other"
-    cache: dict[str, Any] = field(default_factory=dict)  # rules may share derived analyses through this
+    cache: dict[str, Any] = factory(dict)  # rules may share derived analyses through this
+
+    def __init__(self, notebook: Notebook, parsed: ParsedNotebook, config: Config, kind: str = "other",
+                 cache: dict[str, Any] = FACTORY) -> None:
+        self.notebook = notebook
+        self.parsed = parsed
+        self.config = config
+        self.kind = kind
+        self.cache = {} if cache is FACTORY else cache
 
     @property
     def path(self) -> str:

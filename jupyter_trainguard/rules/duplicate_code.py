@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
@@ -14,6 +13,11 @@ from ..findings import Location, cell_label
 from ..suppression import suppressing
 from .context import NotebookContext
 from .registry import rule
+
+try:  # hashlib's own blake2b, without loading OpenSSL (`import hashlib` does, a few ms at every start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without the module
+    from hashlib import blake2b
 
 WINDOW = 6  # consecutive computing statements that make a straight-line unit
 MIN_WINDOW_NODES = 48  # AST nodes such a window must hold
@@ -213,7 +217,7 @@ def _cell_units(code: str, tree: ast.Module, aliases: frozenset[str]) -> list[tu
     key = (code, aliases)
     hit = _UNITS_CACHE.get(key)
     if hit is None:
-        hit = [(hashlib.blake2b(k.encode(), digest_size=12).hexdigest(), first.lineno, last.end_lineno or last.lineno)
+        hit = [(blake2b(k.encode(), digest_size=12).hexdigest(), first.lineno, last.end_lineno or last.lineno)
                for k, first, last in logic_units(tree.body, set(aliases) | _BUILTINS)]
         if len(_UNITS_CACHE) >= _UNITS_CACHE_MAX:
             _UNITS_CACHE.clear()

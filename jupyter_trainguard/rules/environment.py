@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,8 +13,9 @@ from .context import NotebookContext
 from .registry import Hit, rule
 
 LOCKFILES = ("poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "conda-lock.yml", "pixi.lock")
-_PIN = re.compile(r"^\s*[A-Za-z0-9_.\-\[\]]+\s*(===?)\s*[\w.*+!-]+", re.M)
-_CONDA_PIN = re.compile(r"^\s*-\s*[A-Za-z0-9_.\-]+\s*==?\s*\d", re.M)
+# patterns (re.M), compiled on first use by `re`: only a folder with requirements or a conda file needs them
+_PIN = r"^\s*[A-Za-z0-9_.\-\[\]]+\s*(===?)\s*[\w.*+!-]+"
+_CONDA_PIN = r"^\s*-\s*[A-Za-z0-9_.\-]+\s*==?\s*\d"
 MAX_UP = 6
 
 
@@ -28,12 +30,31 @@ _CACHE: dict[str, tuple[tuple, str | None]] = {}
 _NAMES = frozenset(LOCKFILES + ("pyproject.toml", "environment.yml", "environment.yaml"))
 
 
+_LISTED: dict[str, tuple[int, list[str]]] = {}  # folder -> (its mtime, the names in it that may pin)
+
+
+def _candidates(d: Path) -> list[str]:
+    """The file names in `d` that may pin dependencies; the listing is reused while the folder's mtime (which moves
+    when an entry is added, removed or renamed) is unchanged and was already 2 s old when it was listed (an entry
+    added within the same clock tick as the listing could leave it unchanged)."""
+    key, stamp = str(d), os.stat(d).st_mtime_ns
+    hit = _LISTED.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    with os.scandir(d) as it:
+        names = sorted(e.name for e in it if e.name in _NAMES or
+                       (e.name.startswith("requirements") and e.name.endswith(".txt")))
+    if time.time_ns() - stamp > 2_000_000_000:
+        if len(_LISTED) > 4096:
+            _LISTED.clear()
+        _LISTED[key] = (stamp, names)
+    return names
+
+
 def pinned_in(d: Path) -> str | None:
-    """The name of a file in `d` that pins dependencies, or None (cached until the folder changes)."""
+    """The name of a file in `d` that pins dependencies, or None (cached until the folder or those files change)."""
     try:
-        with os.scandir(d) as it:
-            mtime = tuple(sorted((e.name, e.stat().st_mtime) for e in it if e.name in _NAMES or
-                                 (e.name.startswith("requirements") and e.name.endswith(".txt"))))
+        mtime = tuple((name, os.stat(d / name).st_mtime) for name in _candidates(d))
     except OSError:
         return None
     hit = _CACHE.get(str(d))
@@ -56,10 +77,10 @@ def _pinned_in(d: Path) -> str | None:
         reqs = []
     for r in reqs:
         text = _read(r)
-        if _PIN.search(text) or "--hash" in text:
+        if re.search(_PIN, text, re.M) or "--hash" in text:
             return r.name
     for name in ("environment.yml", "environment.yaml"):
-        if (d / name).is_file() and _CONDA_PIN.search(_read(d / name)):
+        if (d / name).is_file() and re.search(_CONDA_PIN, _read(d / name), re.M):
             return name
     pp = d / "pyproject.toml"
     if pp.is_file():

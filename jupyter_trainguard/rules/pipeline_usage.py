@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..analysis.parsed import ParsedNotebook, dotted, last_part
+from ..findings import FrozenRecord
 from ..notebook.model import Cell
 from .context import NotebookContext
 from .registry import Hit, rule
@@ -17,11 +17,15 @@ _LOSS_NAMES = {"cross_entropy", "mse_loss", "nll_loss", "binary_cross_entropy", 
                "l1_loss", "smooth_l1_loss", "kl_div", "huber_loss"}
 
 
-@dataclass(frozen=True)
-class TrainingSign:
+class TrainingSign(FrozenRecord):
+    """A place where a notebook trains by itself, and what it does there."""
+
     cell: Cell
     node: ast.AST
     what: str
+
+    def __init__(self, cell: Cell, node: ast.AST, what: str) -> None:
+        self.__dict__.update(cell=cell, node=node, what=what)
 
 
 def training_signs(parsed: ParsedNotebook, component_prefixes: tuple[str, ...] = ()) -> list[TrainingSign]:

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import ast
 import importlib
-import pkgutil
+import os
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..findings import CATEGORIES, Finding, Location, Severity
+from ..findings import CATEGORIES, FACTORY, Finding, FrozenRecord, Location, Record, Severity, factory
 
 if TYPE_CHECKING:
     from ..notebook.model import Cell
 
 
-@dataclass
-class Hit:
+class Hit(Record):
     """What a rule reports; the engine turns it into a `Finding` with the rule's metadata and location.
 
     `line` is 1-based in the cell's analysed Python code (the engine maps it back to the source line).
@@ -32,10 +30,21 @@ class Hit:
     cell: Cell | None
     line: int | None
     message: str
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = factory(dict)
     severity: Severity | str | None = None
     end_line: int | None = None
     column: int | None = None
+
+    def __init__(self, cell: Cell | None, line: int | None, message: str, evidence: dict[str, Any] = FACTORY,
+                 severity: Severity | str | None = None, end_line: int | None = None,
+                 column: int | None = None) -> None:
+        self.cell = cell
+        self.line = line
+        self.message = message
+        self.evidence = {} if evidence is FACTORY else evidence
+        self.severity = severity
+        self.end_line = end_line
+        self.column = column
 
     @classmethod
     def at(cls, cell: Cell, node: ast.AST, message: str, **kw: Any) -> Hit:
@@ -43,8 +52,9 @@ class Hit:
                    column=(getattr(node, "col_offset", -1) + 1) or None, **kw)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
+    """A registered rule: its documentation, and the functions that check notebooks for it."""
+
     id: str
     name: str
     category: str
@@ -61,6 +71,15 @@ class Rule:
     fix_safety: str | None = None  # "safe" | "unsafe" | None when no automatic fix exists
     docs: str = ""
     once_per_project: bool = False  # a fact about the project (evidence["project"]): said once per scan
+
+    def __init__(self, id: str, name: str, category: str, severity: Severity, rationale: str, fix: str, impact: str,
+                 bad: str = "", good: str = "", scope: str = "notebook",
+                 check: Callable[..., Iterable[Hit]] | None = None, collect: Callable[..., Any] | None = None,
+                 combine: Callable[..., Iterable[tuple[str, Hit]]] | None = None, fix_safety: str | None = None,
+                 docs: str = "", once_per_project: bool = False) -> None:
+        self.__dict__.update(id=id, name=name, category=category, severity=severity, rationale=rationale, fix=fix,
+                             impact=impact, bad=bad, good=good, scope=scope, check=check, collect=collect,
+                             combine=combine, fix_safety=fix_safety, docs=docs, once_per_project=once_per_project)
 
     def finding(self, location: Location, message: str, evidence: dict[str, Any] | None = None,
                 severity: Severity | str | None = None, source: str = "runtime") -> Finding:
@@ -118,6 +137,21 @@ def runtime_rule(**meta: Any) -> Rule:
 CATALOGUES = frozenset({"runtime_catalogue", "checkpoint_catalogue"})  # runtime rules: listed, never scanned
 
 
+def _modules_under(paths: Iterable[str], prefix: str) -> Iterator[str]:
+    """The modules in these folders and their sub-packages, in name order, as `pkgutil.walk_packages` lists the
+    source modules of a package (a sub-package is imported to walk it). Without pkgutil, which imports `inspect`."""
+    for path in paths:
+        for entry in sorted(os.listdir(path)):
+            name = entry[:-3] if entry.endswith(".py") else entry
+            if not name.isidentifier() or name == "__init__":
+                continue
+            if entry.endswith(".py"):
+                yield prefix + name
+            elif os.path.isfile(os.path.join(path, entry, "__init__.py")):
+                yield prefix + name
+                yield from _modules_under(importlib.import_module(prefix + name).__path__, f"{prefix}{name}.")
+
+
 def _load_all(catalogues: bool = True) -> None:
     """Import every rule module once (the catalogues of runtime rules only when asked: a scan does not run them,
     and they import the runtime and report machinery); thread-safe (the server analyses from worker threads)."""
@@ -129,11 +163,11 @@ def _load_all(catalogues: bool = True) -> None:
             return
         from .. import rules as pkg
 
-        for mod in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
-            leaf = mod.name.rsplit(".", 1)[-1]
+        for name in _modules_under(pkg.__path__, pkg.__name__ + "."):
+            leaf = name.rsplit(".", 1)[-1]
             if leaf.startswith("_") or leaf in ("registry", "context") or (leaf in CATALOGUES and not catalogues):
                 continue
-            importlib.import_module(mod.name)
+            importlib.import_module(name)
         _CORE_LOADED = True
         _LOADED = catalogues
 
@@ -157,6 +191,17 @@ def get_rule(rule_id: str) -> Rule:
         return _RULES[rule_id.upper()]
     except KeyError:
         raise KeyError(f"unknown rule {rule_id!r}") from None
+
+
+# Notebook rules whose findings also depend on files outside the notebook and its configuration (lockfiles next to
+# it, the components' sources): an unchanged notebook does not mean unchanged findings, so they are never reused.
+READS_OUTSIDE_NOTEBOOK = frozenset({"ENV001", "CFG001", "CFG002", "PIPE001", "PIPE002", "PIPE004"})
+
+
+def reusable(rule_obj: Rule) -> bool:
+    """True when the rule's hits are a function of the notebook's cells, the configuration and the notebook's
+    path and kind alone, so a live session may reuse them while none of those changed."""
+    return rule_obj.scope == "notebook" and rule_obj.id not in READS_OUTSIDE_NOTEBOOK
 
 
 def matches(rule_obj: Rule, patterns: Iterable[str]) -> bool:

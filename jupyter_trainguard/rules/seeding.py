@@ -187,34 +187,59 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
     u = usage_of(ctx)
     if not u.trains or np_global_seeded(u):
         return
-    shown = {id(n.value) for _, n in u.parsed.walk() if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)}
+    shown: set[int] | None = None
+
+    def displayed(node: ast.Call) -> bool:
+        """The call is a whole statement (all of them found once, when a `.sample(` first asks)."""
+        nonlocal shown
+        if shown is None:
+            shown = {id(n.value) for _, n in u.parsed.walk() if isinstance(n, ast.Expr) and
+                     isinstance(n.value, ast.Call)}
+        return id(node) in shown
+
     for c in u.calls:
-        if c.kw("random_state") is not None or c.kw("seed") is not None or c.kw("random_seed") is not None:
-            continue
-        leaf = c.leaf
-        root = c.q.split(".")[0]
-        why = None
-        if leaf == "train_test_split" and root == "sklearn":
-            sh = c.kw("shuffle")
-            if not (isinstance(sh, ast.Constant) and sh.value is False):
-                why = "the split"
-        elif leaf in ("KFold", "StratifiedKFold", "StratifiedGroupKFold") and root == "sklearn":
-            sh = c.kw("shuffle")
-            if isinstance(sh, ast.Constant) and sh.value is True:
-                why = "the folds"
-        elif leaf in SHUFFLING_SPLITTERS and root == "sklearn":
-            why = "the splits"
-        elif c.q == "sklearn.utils.shuffle":
-            why = "the row order"
-        elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and not (
-                isinstance(c.node.func.value, ast.Name) and c.node.func.value.id in u.parsed.aliases) and \
-                not c.q.startswith(("random.", "numpy.", "torch.")) and id(c.node) not in shown:
-            why = "the sample"  # `df.sample(5)` on its own line only shows rows: no result depends on it
-        elif root in ("sklearn", "imblearn") and leaf.startswith(RANDOM_ESTIMATORS):
-            why = "the fitted model"
+        hit = _UNSEEDED.get(id(c))
+        if hit is None or hit[0] is not c:
+            if len(_UNSEEDED) > 20000:
+                _UNSEEDED.clear()
+            hit = _UNSEEDED[id(c)] = (c, _unseeded(c, u.parsed.aliases, displayed))
+        why = hit[1]
         if why:
-            yield Hit.at(c.cell, c.node, f"`{leaf}` in {cell_ref(c.cell)} has no `random_state`: {why} "
-                                         f"changes on every run.", evidence={"call": c.q or leaf})
+            yield Hit.at(c.cell, c.node, f"`{c.leaf}` in {cell_ref(c.cell)} has no `random_state`: {why} "
+                                         f"changes on every run.", evidence={"call": c.q or c.leaf})
+
+
+# call site -> what changes on every run without its random_state (None: nothing). A call site stands for one
+# call resolved with one set of import aliases (the usage index makes new ones when they change), so the guard's
+# re-analyses of a growing session judge each call once.
+_UNSEEDED: dict[int, tuple[CallSite, str | None]] = {}
+
+
+def _unseeded(c: CallSite, aliases: dict[str, str], displayed) -> str | None:
+    if c.kw("random_state") is not None or c.kw("seed") is not None or c.kw("random_seed") is not None:
+        return None
+    leaf = c.leaf
+    root = c.q.split(".")[0]
+    why = None
+    if leaf == "train_test_split" and root == "sklearn":
+        sh = c.kw("shuffle")
+        if not (isinstance(sh, ast.Constant) and sh.value is False):
+            why = "the split"
+    elif leaf in ("KFold", "StratifiedKFold", "StratifiedGroupKFold") and root == "sklearn":
+        sh = c.kw("shuffle")
+        if isinstance(sh, ast.Constant) and sh.value is True:
+            why = "the folds"
+    elif leaf in SHUFFLING_SPLITTERS and root == "sklearn":
+        why = "the splits"
+    elif c.q == "sklearn.utils.shuffle":
+        why = "the row order"
+    elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and not (
+            isinstance(c.node.func.value, ast.Name) and c.node.func.value.id in aliases) and \
+            not c.q.startswith(("random.", "numpy.", "torch.")) and not displayed(c.node):
+        why = "the sample"  # `df.sample(5)` on its own line only shows rows: no result depends on it
+    elif root in ("sklearn", "imblearn") and leaf.startswith(RANDOM_ESTIMATORS):
+        why = "the fitted model"
+    return why
 
 
 @rule(

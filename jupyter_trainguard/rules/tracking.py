@@ -40,8 +40,9 @@ def training_not_tracked(ctx: NotebookContext) -> Iterator[Hit]:
                      evidence={"train_cell": c.cell.index + 1})
 
 
-_PREPROCESSOR = re.compile(r"(Scaler|Encoder|Imputer|Vectorizer|Transformer|Binarizer|Normalizer|Discretizer|"
-                           r"PCA|SVD|Selector|SelectKBest|SelectPercentile|PolynomialFeatures|Tokenizer|Embedder)$")
+# compiled on first use (by `re`, which keeps it): only a notebook that fits something needs it
+_PREPROCESSOR = (r"(Scaler|Encoder|Imputer|Vectorizer|Transformer|Binarizer|Normalizer|Discretizer|"
+                 r"PCA|SVD|Selector|SelectKBest|SelectPercentile|PolynomialFeatures|Tokenizer|Embedder)$")
 
 
 def _model_fits(u) -> list:
@@ -58,7 +59,7 @@ def _model_fits(u) -> list:
             made = made_by.get(receiver.id, "")
         else:
             made = ""
-        if not _PREPROCESSOR.search(made.rsplit(".", 1)[-1]):
+        if not re.search(_PREPROCESSOR, made.rsplit(".", 1)[-1]):
             out.append(c)
     return out
 

@@ -35,6 +35,36 @@ def _calls_in(node: ast.AST) -> tuple[list[ast.Call], list[str]]:
     return meths, names
 
 
+_FACTS: dict[tuple[str, int], tuple[ast.AST, object]] = {}
+
+
+def _fact(name: str, node: ast.AST, compute) -> object:
+    """`compute(node)`, a fact of the (read-only, memoised) tree alone, computed once per node: the guard analyses
+    the same session cells again before every guarded cell."""
+    hit = _FACTS.get((name, id(node)))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    value = compute(node)
+    if len(_FACTS) > 20000:
+        _FACTS.clear()
+    _FACTS[(name, id(node))] = (node, value)
+    return value
+
+
+def _nested_loops(loop: ast.AST) -> list[ast.AST]:
+    return _fact("loops", loop, lambda n: [x for x in ast.walk(n) if isinstance(x, LOOPS) and x is not n])
+
+
+def _sets_grad(node: ast.AST) -> bool:
+    return _fact("grad", node, lambda n: any(  # type: ignore[return-value]
+        isinstance(x, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in x.targets)
+        for x in ast.walk(n)))
+
+
+def _scheduler_step(call: ast.Call) -> bool:
+    return _fact("sched", call, lambda n: "sched" in ast.unparse(n.func).lower())  # type: ignore[return-value]
+
+
 def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> list[ast.Call]:
     """Calls `.attr()` inside `node`, also inside notebook functions called from it (a few levels)."""
     meths, names = _calls_in(node)
@@ -48,12 +78,7 @@ def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> 
 
 
 def _zeroes_grad(node: ast.AST, funcs: dict) -> bool:
-    if _attr_calls(node, {"zero_grad"}, funcs):
-        return True
-    for n in ast.walk(node):
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in n.targets):
-            return True
-    return False
+    return bool(_attr_calls(node, {"zero_grad"}, funcs)) or _sets_grad(node)
 
 
 def _loops(ctx: NotebookContext) -> list[tuple]:
@@ -81,11 +106,11 @@ def zero_grad_missing(ctx: NotebookContext) -> Iterator[Hit]:
     reported = set()
     for cell, loop, _parents in _loops(ctx):
         backs = _attr_calls(loop, {"backward"}, funcs)
-        steps = [c for c in _attr_calls(loop, {"step"}, funcs) if "sched" not in ast.unparse(c.func).lower()]
+        steps = [c for c in _attr_calls(loop, {"step"}, funcs) if not _scheduler_step(c)]
         if not backs or not steps:
             continue
-        inner = [n for n in ast.walk(loop) if isinstance(n, LOOPS) and n is not loop and
-                 _attr_calls(n, {"backward"}, funcs) and _attr_calls(n, {"step"}, funcs)]
+        inner = [n for n in _nested_loops(loop) if _attr_calls(n, {"backward"}, funcs) and
+                 _attr_calls(n, {"step"}, funcs)]
         if inner:
             continue  # judged at the innermost loop that trains
         if not _zeroes_grad(loop, funcs) and id(loop) not in reported:

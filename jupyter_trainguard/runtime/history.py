@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..analysis.parsed import dotted
 
@@ -22,6 +23,9 @@ class CellFacts:
     top_calls: list[str] = field(default_factory=list)  # dotted callee names outside function bodies
     helpers: dict[str, list[str]] = field(default_factory=dict)  # function name -> dotted callees inside it
     split_assigns: list[tuple[str, list[str | None]]] = field(default_factory=list)  # (split func, targets)
+    # (aliases token, top_calls resolved, helpers with their callees resolved, what callers derived from those
+    # for this cell): see `resolved_calls`
+    resolved: tuple | None = field(default=None, repr=False, compare=False)
 
 
 def _scan(tree: ast.AST) -> CellFacts:
@@ -75,3 +79,31 @@ def resolve(name: str, aliases: dict[str, str]) -> str:
         target = aliases[root]
         return f"{target}.{rest}" if rest else target
     return name
+
+
+_ALIASES: list[tuple[dict[str, str], object]] = []  # the last aliases seen and the token that stands for them
+
+
+def _aliases_token(aliases: dict[str, str]) -> object:
+    """The same object for equal aliases on consecutive calls (a session's imports rarely change between cells)."""
+    if _ALIASES and _ALIASES[0][0] == aliases:
+        return _ALIASES[0][1]
+    token = object()
+    _ALIASES[:] = [(dict(aliases), token)]
+    return token
+
+
+def resolved_calls(trees: Iterable[ast.AST | tuple[str, ast.AST]], aliases: dict[str, str]
+                   ) -> list[tuple[list[str], dict[str, list[str]], dict[str, Any]]]:
+    """Per cell: its top-level callees, its helpers' callees (resolved through `aliases`) and a dict where callers
+    keep what they derive from those for the cell; all kept on the cell's cached facts while the aliases stay the
+    same."""
+    token = _aliases_token(aliases)
+    out = []
+    for f in all_facts(trees):
+        hit = f.resolved
+        if hit is None or hit[0] is not token:
+            hit = f.resolved = (token, [resolve(c, aliases) for c in f.top_calls],
+                                {n: [resolve(c, aliases) for c in cs] for n, cs in f.helpers.items()}, {})
+        out.append(hit[1:])
+    return out

@@ -62,19 +62,22 @@ def seeded_in_history(trees: Iterable[Any], aliases: dict[str, str]) -> dict[str
     """rng -> description of the call that seeded it, from executed code (helper functions followed).
 
     `trees` are ASTs or (source, AST) pairs; the per-cell facts of pairs are cached by source."""
-    from .history import all_facts, resolve
+    from .history import resolved_calls
 
-    facts = all_facts(trees)
+    facts = resolved_calls(trees, aliases)
     helpers: dict[str, set[str]] = {}
-    for f in facts:
-        for name, callees in f.helpers.items():
-            rngs = {r for c in callees for r in _rngs_of_call(resolve(c, aliases))}
-            if rngs:
-                helpers[name] = rngs
+    for _, funcs, mine in facts:
+        if "seeding_helpers" not in mine:
+            rngs_of = {name: {r for c in callees for r in _rngs_of_call(c)} for name, callees in funcs.items()}
+            mine["seeding_helpers"] = {name: rngs for name, rngs in rngs_of.items() if rngs}
+        helpers.update(mine["seeding_helpers"])
     found: dict[str, str] = {}
-    for f in facts:
-        for call in f.top_calls:
-            name = resolve(call, aliases)
+    for top, _, mine in facts:
+        if not helpers:  # only the calls that seed by themselves count: those of each cell are found once
+            if "seeding_calls" not in mine:
+                mine["seeding_calls"] = [name for name in top if _rngs_of_call(name)]
+            top = mine["seeding_calls"]
+        for name in top:
             for r in _rngs_of_call(name) or tuple(helpers.get(name, ())):
                 found.setdefault(r, f"{name}() in the executed cells")
     return found
@@ -90,20 +93,14 @@ def in_use(imported: set[str], trees: Iterable[Any] = (), aliases: dict[str, str
     python / numpy: a draw from the module-level API (`random.random()`, `np.random.permutation(...)`) in the
     executed cells; numpy also when scikit-learn is imported (estimators and splitters with random_state=None
     draw from NumPy's global RandomState). torch: imported (weight init and dropout use its global generator)."""
-    from .history import all_facts, resolve
+    from .history import resolved_calls
 
-    aliases = aliases or {}
     draws = {"python": False, "numpy": False}
-    for facts in all_facts(trees):
-        for call in [*facts.top_calls, *(c for cs in facts.helpers.values() for c in cs)]:
-            name = resolve(call, aliases)
-            mod, _, fn = name.rpartition(".")
-            if fn in _NOT_DRAWS:
-                continue
-            if mod == "random":
-                draws["python"] = True
-            elif mod == "numpy.random":
-                draws["numpy"] = True
+    for top, funcs, mine in resolved_calls(trees, aliases or {}):
+        if "draws" not in mine:
+            mine["draws"] = _draws([*top, *(c for cs in funcs.values() for c in cs)])
+        for rng in mine["draws"]:
+            draws[rng] = True
     torch_loaded = sys.modules.get("torch") is not None or "torch" in imported
     cuda = False
     if sys.modules.get("torch") is not None:
@@ -112,6 +109,20 @@ def in_use(imported: set[str], trees: Iterable[Any] = (), aliases: dict[str, str
         cuda = bool(torch.cuda.is_available())
     return {"python": draws["python"], "numpy": draws["numpy"] or "sklearn" in imported, "torch": torch_loaded,
             "torch_cuda": cuda}
+
+
+def _draws(names: list[str]) -> tuple[str, ...]:
+    """"python" / "numpy" when one of these resolved callees draws from that module-level generator."""
+    out = []
+    for name in names:
+        mod, _, fn = name.rpartition(".")
+        if fn in _NOT_DRAWS:
+            continue
+        if mod == "random" and "python" not in out:
+            out.append("python")
+        elif mod == "numpy.random" and "numpy" not in out:
+            out.append("numpy")
+    return tuple(out)
 
 
 def runtime_seeded() -> dict[str, str]:

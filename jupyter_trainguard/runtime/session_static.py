@@ -5,6 +5,15 @@ and import aliases. The rules over the whole session run before the cell only wi
 it); otherwise they run in a background thread while the cell runs and are joined right after it, so a training
 cell does not wait for them (its tensor kernels release the GIL). Their findings reach the report and the panel
 exactly as before; a rule that fails is noted, never raised.
+
+A short analysis runs before the cell even without `--strict`: when the last one of the session took under
+`FOREGROUND_BELOW_MS` of CPU, a thread beside the cell would cost more than it hides (its start and the GIL
+hand-offs between it and the cell's own Python, on two cores, add more than the analysis itself).
+
+Incremental: each shell keeps its last analysed history. A cell whose content (source, execution count, label) is
+unchanged stays the same object with its parse, and the engine's `SessionAnalysis` continues the provenance
+interpreter over the new cells only and reuses the hits of an unchanged history, so the findings are those of a
+full analysis of the history at a fraction of its cost.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 import ast
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +29,7 @@ from typing import Any
 from .report import GuardRun
 
 SESSION_PATH = "<session>"
+FOREGROUND_BELOW_MS = 10.0  # the static rules run before the cell when the last analysis took less CPU than this
 
 
 def session_sources(shell: Any, cell: str) -> tuple[list[str], list[int | None]]:
@@ -43,6 +54,59 @@ def session_sources(shell: Any, cell: str) -> tuple[list[str], list[int | None]]
 
 
 @dataclass
+class _Session:
+    """One shell's last analysed history (its cells and their parse) and the engine's reusable state."""
+
+    analysis: Any
+    cells: list[Any] = field(default_factory=list)
+    parsed: Any = None
+    cpu_ms: float | None = None  # CPU time of the last analysis of the static rules
+
+
+_SESSIONS: weakref.WeakKeyDictionary[Any, _Session] = weakref.WeakKeyDictionary()
+
+
+def _session_of(shell: Any) -> _Session | None:
+    from ..engine import SessionAnalysis
+
+    try:
+        state = _SESSIONS.get(shell)
+        if state is None:
+            state = _SESSIONS[shell] = _Session(SessionAnalysis())
+        return state
+    except TypeError:  # a shell that cannot be weakly referenced: every analysis is a full one
+        return None
+
+
+def session_notebook(shell: Any, sources: list[str], counts: list[int | None],
+                     previous: list[Any] | None = None) -> tuple[Any, Any]:
+    """The history as a notebook (cells named as in the saved notebook) and where its cells are found there.
+
+    `previous`: the cells of the last one; a cell of it built from the same entry (source, execution count, name,
+    place) is taken over as it is, the object the last analysis saw."""
+    from ..notebook.load import notebook_from_sources
+    from ..session_cells import locate
+
+    places = locate(shell, sources, counts)  # session cells -> notebook cells ("cell 5 [In 3]")
+    if not previous:
+        nb = notebook_from_sources(SESSION_PATH, sources, counts)
+        places.label_cells(nb.cells)
+        return nb, places
+    nb = notebook_from_sources(SESSION_PATH, [], [])
+    for i, (src, count) in enumerate(zip(sources, counts)):
+        label = places.label(i) or (None if count is None else f"[In {count}]")  # as `label_cells` names it
+        old = previous[i] if i < len(previous) else None
+        if (old is not None and old.index == i and old.source == src and old.execution_count == count
+                and old.label == label):
+            nb.cells.append(old)
+            continue
+        cell = notebook_from_sources(SESSION_PATH, [src], [count]).cells[0]
+        cell.index, cell.label = i, label
+        nb.cells.append(cell)
+    return nb, places
+
+
+@dataclass
 class _Pre:
     run: GuardRun
     location: Any
@@ -55,11 +119,10 @@ class _Pre:
 
 
 def static_checks(shell: Any, cell: str, run: GuardRun, background: bool = False) -> _Pre:
-    """Parse the session now; run the static rules now, or (`background`) in a thread joined by `join_static`."""
+    """Parse the session now; run the static rules now, or (`background`, unless the last analysis of the session
+    was short) in a thread joined by `join_static`."""
     from ..analysis.parsed import ParsedNotebook
     from ..config import ConfigError, load_config
-    from ..notebook.load import notebook_from_sources
-    from ..session_cells import locate
 
     t0 = time.perf_counter()
     sources, counts = session_sources(shell, cell)
@@ -70,10 +133,11 @@ def static_checks(shell: Any, cell: str, run: GuardRun, background: bool = False
 
         run.notes.append(f"configuration error, defaults used: {exc}")
         config = Config(root=Path.cwd())
-    nb = notebook_from_sources(SESSION_PATH, sources, counts)
-    places = locate(shell, sources, counts)  # session cells -> notebook cells ("cell 5 [In 3]")
-    places.label_cells(nb.cells)
-    parsed = ParsedNotebook.from_notebook(nb)
+    state = _session_of(shell)  # an unchanged cell stays the object analysed last time, its parse with it
+    nb, places = session_notebook(shell, sources, counts, state.cells if state is not None else None)
+    parsed = ParsedNotebook.from_notebook(nb, state.parsed if state is not None else None)
+    if state is not None:
+        state.cells, state.parsed = nb.cells, parsed
     location = places.location(len(sources) - 1)
     pre = _Pre(run=run, location=location, config=config, kind=config.notebook_kind(nb.path))
     pre.trees = [(c.python or "", t) for c, t in parsed.trees]
@@ -85,15 +149,23 @@ def static_checks(shell: Any, cell: str, run: GuardRun, background: bool = False
     def rules() -> None:
         from ..engine import Selection, analyze_notebook
 
-        t1 = time.perf_counter()
+        t1, cpu = time.perf_counter(), time.thread_time()
         try:
-            report, _, _ = analyze_notebook(nb, config, Selection(), parsed=parsed)
+            if state is None:
+                report, _, _ = analyze_notebook(nb, config, Selection(), parsed=parsed)
+            else:
+                with state.analysis.lock:
+                    report, _, _ = analyze_notebook(nb, config, Selection(), parsed=parsed, session=state.analysis)
             places.relocate_report(report)
             run.static = report
         except Exception as exc:  # noqa: BLE001 - a rule bug must not block or fail the user's cell
             run.notes.append(f"static checks failed: {type(exc).__name__}: {exc}")
         run.static_ms = parse_ms + (time.perf_counter() - t1) * 1000
+        if state is not None:
+            state.cpu_ms = (time.thread_time() - cpu) * 1000
 
+    if background and state is not None and state.cpu_ms is not None and state.cpu_ms < FOREGROUND_BELOW_MS:
+        background = False  # short: cheaper now than beside the cell
     if background:  # started by `start_static` right before the cell, after the runtime checks
         pre.pending = threading.Thread(target=rules, name="trainguard-static-rules", daemon=True)
     else:

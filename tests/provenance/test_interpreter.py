@@ -167,3 +167,17 @@ def test_draws_of_a_random_generator_are_new_rows_and_a_permutation_keeps_the_ro
     env = rec.env
     assert env["X"].rows and overlap(env["X_tr"].rows, env["X_te"].rows) is None
     assert env["Z"].rows == env["X_tr"].rows
+
+
+def test_a_frame_built_from_random_draws_keeps_its_column_facts():
+    from jupyter_trainguard.engine import analyze_sources
+
+    data = ("import numpy as np\nimport pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
+            "from sklearn.model_selection import train_test_split\nrng = np.random.default_rng(7)\n"
+            "df = pd.DataFrame({'city': rng.integers(0, 50, 300), 'fee': rng.normal(size=300)})\n"
+            "df['churned'] = (rng.random(300) < 0.3).astype(int)")
+    encoded = ("df['city_rate'] = df.groupby('city')['churned'].transform('mean')\n"
+               "X_tr, X_te, y_tr, y_te = train_test_split(df[['fee', 'city_rate']], df['churned'], random_state=0)\n"
+               "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))")
+    ids = {f.rule_id for f in analyze_sources([data, encoded]).findings}
+    assert {"LEAK006", "LEAK001"} <= ids

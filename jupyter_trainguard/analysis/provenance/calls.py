@@ -261,6 +261,8 @@ class Calls:
             return src
         out = self.derive(e, with_rows[:1])  # the rows are the first array's (labels ride along with them)
         out.stats = out.stats.union(*(d.all_stats for d in data))
+        if out.fcols is None and self.parsed.qualname(e.func).startswith("pandas"):
+            out = self.new_frame(out)  # a frame built from arrays or columns: its own column facts start here
         names = strings(kw(e, "columns"))
         if names and not any(DATE_WORD.search(n) for n in names):
             # a frame rebuilt from values with no date column left: only lags and windows still order its rows

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dataclasses
 
 from ..names import role_from_name
 from ..parsed import ParsedNotebook
@@ -48,15 +47,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         self.init_columns()
 
     def run(self) -> Record:
-        for pc in replay_order(self.parsed):
-            if pc.tree is None:
-                continue
-            self.bound_names |= names_of(pc.tree)[0]
-            self.cell = pc.cell
-            for stmt in pc.tree.body:
-                self.statement(stmt)
-        self.rec.env = dict(self.env)
-        return self.rec
+        return self._replay(replay_order(self.parsed))
 
     def resume(self, parsed: ParsedNotebook, done: int) -> Record:
         """Continue a finished `run()` on `parsed`, a later version of the notebook whose first `done` cells in
@@ -64,9 +55,13 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         the cells after them are interpreted, and the record equals that of a fresh `run()` over `parsed` (the
         live session's guard analyses its growing history this way)."""
         self.parsed = parsed
-        for pc in replay_order(parsed)[done:]:
+        return self._replay(replay_order(parsed)[done:])
+
+    def _replay(self, cells: list) -> Record:
+        for pc in cells:
             if pc.tree is None:
                 continue
+            self.bound_names |= names_of(pc.tree)[0]
             self.cell = pc.cell
             for stmt in pc.tree.body:
                 self.statement(stmt)
@@ -176,7 +171,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             if v.kind in ("data", "pred", "score") and v.name not in (None, t.id):
                 if v.oid is None:
                     v.oid = next(self._ids)
-                v = dataclasses.replace(v, name=None)  # another name for the same object
+                v = v._replace(name=None)  # another name for the same object
             if v.kind == "score" and role_from_name(t.id) in ("val", "test") and self.train_score(v):
                 self.rec.reports.append((self.site(rhs), {"as": t.id, "metric": self.site(rhs).text}))
             if v.kind != "obj" and v.kind != "func":
@@ -257,7 +252,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             self.rebind(base_node.id, base, v)
         cur = self.env.get(base_node.id)
         if cur is base:  # copy before recording column facts: other names may share the value
-            cur = self.env[base_node.id] = dataclasses.replace(base)
+            cur = self.env[base_node.id] = base._replace()
         self.column_written(base_node.id, cur, t, v, rhs)
 
     def rebind(self, name: str, base: Val, v: Val) -> None:
@@ -283,7 +278,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             if v is new:
                 continue
             if same(v):
-                self.env[k] = dataclasses.replace(new, name=k) if v.name == k else new
+                self.env[k] = new._replace(name=k) if v.name == k else new
                 self.mutated.add(k)
             elif v.kind == "seq" and v.items is not None and any(same(i) for i in v.items):
                 v.items = tuple(new if same(i) else i for i in v.items)

@@ -11,7 +11,7 @@ rows are assumed disjoint: the analysis never invents an overlap it cannot prove
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...findings import Record
 
 Token = tuple
 Rows = frozenset
@@ -20,14 +20,19 @@ MAX_TOKENS = 24  # a value built from more sources than this keeps the first one
 DUP = "dup"
 
 
-@dataclass(eq=False)
-class Selection:
+class Selection(Record, eq=False):
     """Where rows were selected: a split call, a slice, a mask, folds or a resampling."""
 
     key: object
     kind: str  # split | folds | slice | mask | resample
     site: object  # values.Site
     shuffle: bool = True
+
+    def __init__(self, key: object, kind: str, site: object, shuffle: bool = True) -> None:
+        self.key = key
+        self.kind = kind
+        self.site = site
+        self.shuffle = shuffle
 
 
 RANDOM = frozenset({"split", "folds", "sample"})

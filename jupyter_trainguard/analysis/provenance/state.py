@@ -4,28 +4,45 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass, field
 
+from ...findings import FACTORY, factory
+from ...findings import Record as _Record
 from .rows import Selection, covered, extend, union
 from .values import Eval, Fit, Site, Val, site_of
 
 
-@dataclass
-class Record:
+class Record(_Record):
     """Everything the detectors need, independent of the AST."""
 
-    fits: list[Fit] = field(default_factory=list)
-    evals: list[Eval] = field(default_factory=list)
-    selections: dict = field(default_factory=dict)  # selection key -> Selection
-    eval_sets: list = field(default_factory=list)  # (Obj, Val, Site, kwarg) test rows passed to fitting
-    held_out_parts: list = field(default_factory=list)  # the non-training parts that split calls returned
-    torch_objects: list = field(default_factory=list)  # networks built in the notebook (Obj with role "torch")
-    env: dict = field(default_factory=dict)  # the names bound when the last cell has run
-    derived: dict = field(default_factory=dict)  # (frame, column) -> (columns read, existed before, noisy)
-    supervised: list = field(default_factory=list)  # (Site, estimator class, X Val, y Val) of fits and CV
-    reports: list = field(default_factory=list)  # (Site, detail): a training-row score reported as held-out
-    splits: list = field(default_factory=list)  # temporal.SplitUse: what each split divided, shuffled or not
-    choices: list = field(default_factory=list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
+    fits: list[Fit] = factory(list)
+    evals: list[Eval] = factory(list)
+    selections: dict = factory(dict)  # selection key -> Selection
+    eval_sets: list = factory(list)  # (Obj, Val, Site, kwarg) test rows passed to fitting
+    held_out_parts: list = factory(list)  # the non-training parts that split calls returned
+    torch_objects: list = factory(list)  # networks built in the notebook (Obj with role "torch")
+    env: dict = factory(dict)  # the names bound when the last cell has run
+    derived: dict = factory(dict)  # (frame, column) -> (columns read, existed before, noisy)
+    supervised: list = factory(list)  # (Site, estimator class, X Val, y Val) of fits and CV
+    reports: list = factory(list)  # (Site, detail): a training-row score reported as held-out
+    splits: list = factory(list)  # temporal.SplitUse: what each split divided, shuffled or not
+    choices: list = factory(list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
+
+    def __init__(self, fits: list[Fit] = FACTORY, evals: list[Eval] = FACTORY, selections: dict = FACTORY,
+                 eval_sets: list = FACTORY, held_out_parts: list = FACTORY, torch_objects: list = FACTORY,
+                 env: dict = FACTORY, derived: dict = FACTORY, supervised: list = FACTORY, reports: list = FACTORY,
+                 splits: list = FACTORY, choices: list = FACTORY) -> None:
+        self.fits = [] if fits is FACTORY else fits
+        self.evals = [] if evals is FACTORY else evals
+        self.selections = {} if selections is FACTORY else selections
+        self.eval_sets = [] if eval_sets is FACTORY else eval_sets
+        self.held_out_parts = [] if held_out_parts is FACTORY else held_out_parts
+        self.torch_objects = [] if torch_objects is FACTORY else torch_objects
+        self.env = {} if env is FACTORY else env
+        self.derived = {} if derived is FACTORY else derived
+        self.supervised = [] if supervised is FACTORY else supervised
+        self.reports = [] if reports is FACTORY else reports
+        self.splits = [] if splits is FACTORY else splits
+        self.choices = [] if choices is FACTORY else choices
 
 
 class State:

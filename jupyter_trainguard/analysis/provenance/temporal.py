@@ -4,8 +4,8 @@ indexing by a date column, sliding windows), and the splits that shuffle them.""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
+from ...findings import Record
 from ..names import DATE_WORD, TIME_OPS
 from .astutil import const, kw
 from .values import Site, Val
@@ -13,14 +13,19 @@ from .values import Site, Val
 RANDOM_SPLITTERS = ("ShuffleSplit", "StratifiedShuffleSplit", "GroupShuffleSplit")
 
 
-@dataclass
-class SplitUse:
+class SplitUse(Record):
     """A split of some rows: where, what it split, and whether it shuffles them."""
 
     site: Site
     inputs: list
     shuffle: bool
     how: str
+
+    def __init__(self, site: Site, inputs: list, shuffle: bool, how: str) -> None:
+        self.site = site
+        self.inputs = inputs
+        self.shuffle = shuffle
+        self.how = how
 
 
 def _strings(node: ast.AST | None) -> list[str]:

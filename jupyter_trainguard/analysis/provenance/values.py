@@ -4,8 +4,9 @@ and the fit / evaluation events the detectors read."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
+from ...findings import Record
+from ..fields import DataclassFields
 from .rows import NO_ROWS
 
 
@@ -56,8 +57,7 @@ def site_of(cell: object, node: ast.AST | None) -> Site:
     return Site(cell, getattr(node, "lineno", None), node=node)
 
 
-@dataclass(eq=False)
-class Fit:
+class Fit(Record, eq=False):
     """An object (or a statistic) learning from rows: what it saw, and what the data it saw carried."""
 
     kind: str  # transformer | statistic | model | resampler
@@ -69,9 +69,19 @@ class Fit:
     ylabel_only: bool = False  # fitted on the label only (LabelEncoder on y)
     data_name: str = ""
 
+    def __init__(self, kind: str, cls: str, rows: frozenset, stats: frozenset, site: Site, obj: Obj | None = None,
+                 ylabel_only: bool = False, data_name: str = "") -> None:
+        self.kind = kind
+        self.cls = cls
+        self.rows = rows
+        self.stats = stats
+        self.site = site
+        self.obj = obj
+        self.ylabel_only = ylabel_only
+        self.data_name = data_name
 
-@dataclass(eq=False)
-class Obj:
+
+class Obj(Record, eq=False):
     """A library object (estimator, transformer, splitter...), shared by every name bound to it."""
 
     cls: str
@@ -87,9 +97,24 @@ class Obj:
     mode: str = "train"  # a network after `.eval()` predicts even inside a training loop
     shuffle: bool = False  # a splitter that shuffles (KFold(shuffle=True), ShuffleSplit)
 
+    def __init__(self, cls: str, role: str, site: Site, fit: Fit | None = None, bound: tuple | None = None,
+                 inner: Obj | None = None, multi: int = 1, early: bool = False, attrs: dict | None = None,
+                 cls_node: object = None, mode: str = "train", shuffle: bool = False) -> None:
+        self.cls = cls
+        self.role = role
+        self.site = site
+        self.fit = fit
+        self.bound = bound
+        self.inner = inner
+        self.multi = multi
+        self.early = early
+        self.attrs = attrs
+        self.cls_node = cls_node
+        self.mode = mode
+        self.shuffle = shuffle
 
-@dataclass(eq=False)
-class Eval:
+
+class Eval(Record, eq=False):
     """A fitted model applied to data: predict/score/evaluate, a metric on its predictions, or cross-validation."""
 
     obj: Obj | None
@@ -105,30 +130,77 @@ class Eval:
     blended_only: bool = False  # its predictions were only scored mixed with other models' (an ensemble)
     tuned: bool = False  # scored as part of a blend whose weights a loop over settings varies
 
+    def __init__(self, obj: Obj | None, fit: Fit | None, data: Val, method: str, site: Site, scored: bool = False,
+                 metric: Site | None = None, cv: bool = False, loops: tuple = (), alone: bool = False,
+                 blended_only: bool = False, tuned: bool = False) -> None:
+        self.obj = obj
+        self.fit = fit
+        self.data = data
+        self.method = method
+        self.site = site
+        self.scored = scored
+        self.metric = metric
+        self.cv = cv
+        self.loops = loops
+        self.alone = alone
+        self.blended_only = blended_only
+        self.tuned = tuned
 
-@dataclass(eq=False, slots=True)
-class Val:
-    """An abstract value. `rows`/`stats` matter for data; `obj`, `items`, `keys`, `func`, `step` for the rest."""
+
+class Val(Record, eq=False):
+    """An abstract value. `rows`/`stats` matter for data; `obj`, `items`, `keys`, `func`, `step` for the rest.
+
+    Slotted (built in bulk): the fields' defaults are those of `__init__`."""
+
+    __slots__ = ("kind", "rows", "stats", "site", "name", "obj", "items", "keys", "func", "func_cell", "step",
+                 "evals", "label", "hyper", "cols", "time", "fcols", "flabel", "oid")
+    __dataclass_fields__ = DataclassFields()  # type: ignore[assignment]
 
     kind: str  # data | pred | score | obj | func | seq | index | module
-    rows: frozenset = NO_ROWS
-    stats: frozenset = frozenset()  # Fit events whose statistics are in these values
-    site: Site | None = None
-    name: str | None = None
-    obj: Obj | None = None
-    items: tuple | None = None
-    keys: dict | None = None
-    func: ast.FunctionDef | None = None
-    func_cell: object = None
-    step: tuple | None = None  # for an index (fold indices): the selection step it applies
-    evals: tuple = ()  # for predictions and scores: the evaluations they come from
-    label: bool = False  # the label column (y)
-    hyper: bool = False  # a hyperparameter value from a loop over settings
-    cols: dict | None = None  # statistics that reached single named columns (`df['c'] = ...`)
-    time: frozenset = frozenset()  # evidence that the rows are time-ordered: (what, cell index, line)
-    fcols: dict | None = None  # frame column facts (columns.py)
-    flabel: tuple | None = None  # (frame, column) when this is a single column of a frame
-    oid: int | None = None  # the runtime object: names bound to one object share it (set when a name aliases it)
+    rows: frozenset
+    stats: frozenset  # Fit events whose statistics are in these values
+    site: Site | None
+    name: str | None
+    obj: Obj | None
+    items: tuple | None
+    keys: dict | None
+    func: ast.FunctionDef | None
+    func_cell: object
+    step: tuple | None  # for an index (fold indices): the selection step it applies
+    evals: tuple  # for predictions and scores: the evaluations they come from
+    label: bool  # the label column (y)
+    hyper: bool  # a hyperparameter value from a loop over settings
+    cols: dict | None  # statistics that reached single named columns (`df['c'] = ...`)
+    time: frozenset  # evidence that the rows are time-ordered: (what, cell index, line)
+    fcols: dict | None  # frame column facts (columns.py)
+    flabel: tuple | None  # (frame, column) when this is a single column of a frame
+    oid: int | None  # the runtime object: names bound to one object share it (set when a name aliases it)
+
+    def __init__(self, kind: str, rows: frozenset = NO_ROWS, stats: frozenset = frozenset(), site: Site | None = None,
+                 name: str | None = None, obj: Obj | None = None, items: tuple | None = None,
+                 keys: dict | None = None, func: ast.FunctionDef | None = None, func_cell: object = None,
+                 step: tuple | None = None, evals: tuple = (), label: bool = False, hyper: bool = False,
+                 cols: dict | None = None, time: frozenset = frozenset(), fcols: dict | None = None,
+                 flabel: tuple | None = None, oid: int | None = None) -> None:
+        self.kind = kind
+        self.rows = rows
+        self.stats = stats
+        self.site = site
+        self.name = name
+        self.obj = obj
+        self.items = items
+        self.keys = keys
+        self.func = func
+        self.func_cell = func_cell
+        self.step = step
+        self.evals = evals
+        self.label = label
+        self.hyper = hyper
+        self.cols = cols
+        self.time = time
+        self.fcols = fcols
+        self.flabel = flabel
+        self.oid = oid
 
     @property
     def all_stats(self) -> frozenset:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ....findings import FrozenRecord
 
 
-@dataclass(frozen=True)
-class ClassRow:
+class ClassRow(FrozenRecord):
     """A library class.
 
     role: transformer (learns statistics on fit, applies them on transform) | stateless (a transformer that
@@ -22,9 +21,12 @@ class ClassRow:
     vocab: bool = False
     bound: tuple[int, int] | None = None
 
+    def __init__(self, role: str, roots: tuple[str, ...] = (), vocab: bool = False,
+                 bound: tuple[int, int] | None = None) -> None:
+        self.__dict__.update(role=role, roots=roots, vocab=vocab, bound=bound)
 
-@dataclass(frozen=True)
-class FuncRow:
+
+class FuncRow(FrozenRecord):
     """A library function.
 
     effect: split | random_split | array_split | cv | metric | read | build | concat | merge | stateless |
@@ -34,3 +36,6 @@ class FuncRow:
 
     effect: str
     roots: tuple[str, ...] = ()
+
+    def __init__(self, effect: str, roots: tuple[str, ...] = ()) -> None:
+        self.__dict__.update(effect=effect, roots=roots)

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ....findings import FACTORY, Record, factory
 from ..rows import Selection
 from ..values import Site
 
 
-@dataclass
-class Leak:
+class Leak(Record):
+    """A leak a detector found: its kind, where it is reported, the message and the evidence."""
+
     kind: str  # preprocessing | resampled | overlap | train-rows
     at: Site  # where the finding is reported
     message: str
-    evidence: dict = field(default_factory=dict)
+    evidence: dict = factory(dict)
     severity: str | None = None
+
+    def __init__(self, kind: str, at: Site, message: str, evidence: dict = FACTORY,
+                 severity: str | None = None) -> None:
+        self.kind = kind
+        self.at = at
+        self.message = message
+        self.evidence = {} if evidence is FACTORY else evidence
+        self.severity = severity
 
 
 def by_place(fits) -> list:
