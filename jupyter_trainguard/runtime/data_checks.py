@@ -11,8 +11,9 @@ import numpy as np
 
 from ..findings import Finding, Location
 from . import rules as R
-from .hashing import Unhashable, as_rows, cached_row_hashes, subset_indices
+from .hashing import Unhashable, as_rows, cached_row_hashes, kept_row_hashes, subset_indices
 from .row_match import _comparable, _same_rows, _width, exact_matches
+from .row_prefilter import prefiltered_overlap
 from .splits import Split, feature_splits
 from .target_check import DATA006_ROWS, DATA006_SECONDS, check_single_feature, predictiveness
 
@@ -117,10 +118,16 @@ def overlap(ctx: DataContext, a: Split, b: Split) -> dict[str, Any] | None:
         return None
     if ra is rb:
         return {"rows": len(rb), "overlapping_rows": len(rb), "ratio": 1.0, "same_object": True}
-    ha, hb = ctx.hashes(a), ctx.hashes(b)
-    ib, _, compared = exact_matches(ra, ha, rb, hb)
-    count = int(len(ib))
-    result = {"rows": int(len(hb)), "overlapping_rows": count, "ratio": count / max(1, len(hb))}
+    fast = None
+    if kept_row_hashes(a.value, ra) is None or kept_row_hashes(b.value, rb) is None:
+        fast = prefiltered_overlap(ra, rb)  # big numeric splits: probe columns first, whole rows for candidates
+    if fast is not None:
+        count, compared = fast
+    else:
+        ha, hb = ctx.hashes(a), ctx.hashes(b)
+        ib, _, compared = exact_matches(ra, ha, rb, hb)
+        count = int(len(ib))
+    result = {"rows": int(len(rb)), "overlapping_rows": count, "ratio": count / max(1, len(rb))}
     if compared:
         result["confirmed_in_sample"] = f"{count}/{compared}"
         result["verified"] = "every candidate row compared value by value"

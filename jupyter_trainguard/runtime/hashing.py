@@ -253,6 +253,20 @@ def cached_row_hashes(value: Any, rows: Any, compute: Callable[[Any], np.ndarray
     return hashes
 
 
+def kept_row_hashes(value: Any, rows: Any) -> np.ndarray | None:
+    """The fingerprints `cached_row_hashes` kept for this unchanged object, or None (nothing is computed)."""
+    anchor = _anchor(value)
+    if anchor is None:
+        return None
+    entry = _CACHE.get(id(anchor))
+    if entry is None or entry[0]() is not anchor:
+        return None
+    try:
+        return entry[2] if entry[1] == _token(anchor, rows) else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def clear_cache() -> None:
     """Forget every kept fingerprint (benchmarks measure cold checks with this)."""
     _CACHE.clear()
