@@ -372,10 +372,10 @@ def check_eval_set(ctx: DataContext) -> list[Finding]:
 
 
 def _time_values(rows: Any, column: str | None) -> tuple[str, np.ndarray] | None:
+    if not hasattr(rows, "columns"):
+        return None  # arrays and tensors carry no time column (and a torch-only session never imports pandas)
     import pandas as pd
 
-    if not hasattr(rows, "columns"):
-        return None
     if column:
         if column in rows.columns:
             return column, pd.to_datetime(rows[column]).to_numpy()
