@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ....findings import FACTORY, Record, factory
 from ..rows import Selection
-from ..values import Site
+from ..values import Site, Val
 
 
 class Leak(Record):
@@ -58,6 +58,19 @@ def path_text(parts: list[tuple[str, Site | None]]) -> str:
     return " → ".join(out)
 
 
+
+
+def first_data(v: Val | None, depth: int = 0) -> Val | None:
+    """The first data value with rows in an argument: a frame, or the first of a pair or a list of pairs."""
+    if v is None or depth > 3:
+        return None
+    if v.kind == "seq":
+        for item in v.items or ():
+            found = first_data(item, depth + 1)
+            if found is not None:
+                return found
+        return None
+    return v if v.is_data and v.rows else None
 
 
 TRAIN_SIDE = frozenset({"train", "lo", "mid"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..rows import covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site, Val
-from .common import Leak, by_place, code, path_text, selection_site, step_text
+from .common import Leak, by_place, code, first_data, path_text, selection_site, step_text
 
 LEARNERS = ("transformer", "statistic")
 MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
@@ -40,20 +40,13 @@ def _split_of(rec: Record, pair: tuple) -> Site | None:
     return selection_site(rec.selections.get(step[0]) if step is not None else None)
 
 
-def _data_in(v: Val | None, depth: int = 0) -> list[Val]:
-    """The data values in an `eval_set`/`validation_data` argument (a frame, a pair, a list of pairs)."""
-    if v is None or depth > 3:
-        return []
-    if v.kind == "seq":
-        return [d for i in (v.items or ()) for d in _data_in(i, depth + 1)]
-    return [v] if v.is_data and v.rows else []
-
-
 def _inputs(v: Val | None) -> list[Val]:
     """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame."""
     if v is not None and v.kind == "seq" and v.items and all(i is not None and i.kind == "seq" for i in v.items):
-        return [d for i in v.items for d in _data_in(i)[:1]]
-    return _data_in(v)[:1]
+        pairs = v.items
+    else:
+        pairs = (v,)
+    return [d for d in map(first_data, pairs) if d is not None]
 
 
 def eval_set_evals(rec: Record) -> list[Eval]:

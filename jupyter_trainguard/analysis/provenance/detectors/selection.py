@@ -7,26 +7,13 @@ from __future__ import annotations
 
 from ..rows import overlap
 from ..state import Record
-from ..values import Val
-from .common import Leak, code, final_test, step_text
-
-
-def _first_data(v: Val | None, depth: int = 0) -> Val | None:
-    if v is None or depth > 3:
-        return None
-    if v.kind == "seq":
-        for item in v.items or ():
-            found = _first_data(item, depth + 1)
-            if found is not None:
-                return found
-        return None
-    return v if v.is_data and v.rows else None
+from .common import Leak, code, final_test, first_data, step_text
 
 
 def selection_leaks(rec: Record) -> list[Leak]:
     out: list[Leak] = []
     for _obj, v, site, kwarg, early in rec.eval_sets:
-        data = _first_data(v)
+        data = first_data(v)
         if data is None or not early or not final_test(rec, data.rows):
             continue
         name = f"`{data.name}`" if data.name else "the held-out rows"
