@@ -92,6 +92,12 @@ PAIRS = [
      "df['lag'] = df.groupby('city')['price'].transform(lambda s: s.shift(1).rolling(3).mean())\n"
      "X = df.drop(columns='label')\nXtr, Xte, ytr, yte = train_test_split(X, y, shuffle=False)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("pandas-groupby-frequency-encoding", "LEAK001",
+     "X['city_n'] = X.groupby('city')['a'].transform('count')\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nfreq = Xtr.groupby('city').size()\n"
+     "Xtr = Xtr.assign(city_n=Xtr['city'].map(freq))\nXte = Xte.assign(city_n=Xte['city'].map(freq).fillna(0))\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
     ("pandas-manual-zscore", "LEAK001",
      "X = (X - X.mean()) / X.std()\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",
@@ -99,6 +105,11 @@ PAIRS = [
      "print(Ridge().fit((Xtr - mu) / sd, ytr).score((Xte - mu) / sd, yte))"),
     ("pandas-get-dummies-is-stateless", None,
      "", "X = pd.get_dummies(X)\nXtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("pandas-cut-learned-bin-edges", "LEAK001",
+     "X['a_bin'] = pd.cut(X['a'], 5, labels=False)\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "X['a_bin'] = pd.cut(X['a'], [0, 18, 65, 120], labels=False)\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
     ("pandas-concat-duplicates", "LEAK002",
      "X2 = pd.concat([X, X])\ny2 = pd.concat([y, y])\nXtr, Xte, ytr, yte = train_test_split(X2, y2)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",

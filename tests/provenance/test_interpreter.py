@@ -181,3 +181,41 @@ def test_a_frame_built_from_random_draws_keeps_its_column_facts():
                "print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))")
     ids = {f.rule_id for f in analyze_sources([data, encoded]).findings}
     assert {"LEAK006", "LEAK001"} <= ids
+
+
+def test_data_from_a_reader_the_table_does_not_know_becomes_rows_when_a_transformer_fits_on_it():
+    cells = ["import numpy as np\nimport marketdata\nfrom sklearn.preprocessing import MinMaxScaler\n"
+             "from sklearn.linear_model import Ridge",
+             "quotes = marketdata.fetch('XYZ').values\nn = int(len(quotes) * 0.8)",
+             "mm = MinMaxScaler()\nscaled = mm.fit_transform(quotes)",
+             "m = Ridge().fit(scaled[:n, :-1], scaled[:n, -1])\nprint(m.predict(scaled[n:, :-1]))"]
+    from jupyter_trainguard.analysis.provenance.detectors import preprocessing_leaks
+    rec = run(cells)
+    assert rec.env["quotes"].rows and covered(rec.env["scaled"].rows, rec.env["quotes"].rows)
+    assert [lk.kind for lk in preprocessing_leaks(rec)] == ["preprocessing"]
+    # fitted on the training rows only: the same unknown reader gives no leak
+    cells[2:] = ["mm = MinMaxScaler()\ntrain_part = mm.fit_transform(quotes[:n])\n"
+                 "m = Ridge().fit(train_part[:, :-1], train_part[:, -1])\n"
+                 "print(m.predict(mm.transform(quotes[n:])[:, :-1]))"]
+    assert preprocessing_leaks(run(cells)) == []
+    # an unknown value passed to a model is not taken for rows (no score on invented rows)
+    rec = run(["import mystery\nfrom sklearn.linear_model import Ridge", "m = Ridge().fit(mystery.X, mystery.y)"])
+    assert rec.env.get("mystery") is None or not rec.env["mystery"].is_data
+
+
+def test_an_empty_frame_filled_column_by_column_holds_the_rows_of_its_columns():
+    from jupyter_trainguard.analysis.provenance.detectors import preprocessing_leaks
+    head = "import pandas as pd\nfrom sklearn.model_selection import train_test_split\n" \
+           "from sklearn.tree import DecisionTreeRegressor\ngames = pd.read_csv('games.csv')"
+    fill = "tab = pd.DataFrame()\ntab['team'] = games['team']\ntab['length'] = games['length']\n"
+    tail = "x, y = tab[['team', 'length', 'team_win']], games['won']\ntx, vx, ty, vy = train_test_split(x, y)\n" \
+           "m = DecisionTreeRegressor().fit(tx, ty)\nprint(m.predict(vx))"
+    # a target mean over all rows written into the frame: its held-out rows carry it
+    rec = run([head, fill + "tab['team_win'] = games.groupby('team')['won'].transform('mean')", tail])
+    assert rec.env["tab"].rows == rec.env["games"].rows
+    assert [lk.kind for lk in preprocessing_leaks(rec)] == ["preprocessing"]
+    # the same frame without the statistic: no leak
+    assert preprocessing_leaks(run([head, fill + "tab['team_win'] = games['won'].shift(1)", tail])) == []
+    # a frame of per-group aggregates keeps rows of its own (its rows are groups, not the source's rows)
+    rec = run([head, "agg = pd.DataFrame()\nagg['m'] = games.groupby('team')['length'].mean()"])
+    assert rec.env["agg"].rows and not (rec.env["agg"].rows & rec.env["games"].rows)

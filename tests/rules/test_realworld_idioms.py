@@ -46,10 +46,11 @@ CASES = {
     "group_mean_transform_feature": (H + "df = pd.read_csv('a.csv')\n"
                                      "df['fare_cls'] = df.groupby('Pclass')['Fare'].transform('mean')\n"
                                      "X = df[['Pclass', 'fare_cls']]\ny = df['Survived']\n" + FIT, {"LEAK001"}),
-    # ---- statistics that are not preprocessing leakage
+    # frequency encoding over all rows: a training row's count includes the held-out rows of its group
     "group_count_feature": (H + "df = pd.read_csv('a.csv')\n"
                             "df['n_city'] = df.groupby('city')['id'].transform('count')\n"
-                            "X = df[['n_city', 'age']]\ny = df['y']\n" + FIT, set()),
+                            "X = df[['n_city', 'age']]\ny = df['y']\n" + FIT, {"LEAK001"}),
+    # ---- statistics that are not preprocessing leakage
     "train_statistics_applied_to_test": (H + "df = pd.read_csv('a.csv')\nX = df.drop('y', axis=1)\ny = df['y']\n"
                                          "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
                                          "X_tr = X_tr.fillna(X_tr.mean())\nX_te = X_te.fillna(X_tr.mean())\n"

@@ -203,8 +203,10 @@ class Calls:
             if effect == "concat" and out is not None and _axis(e) == 0 and self.repeats_rows(list(parts)):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
             return out
-        if effect == "stateless":
+        if effect == "stateless" and not (q == "pandas.cut" and _learned_bins(e)):
             return self.derive(e, args + list(kws.values()))
+        if effect == "stateless":  # pd.cut(x, 5): the bin edges are learned from the rows' range
+            effect = "scale"
         if effect in ("scale", "statistic"):
             x = args[0] if args else None
             if x is None or not x.is_data:
@@ -252,8 +254,8 @@ class Calls:
                     members = list(a.items or ()) + list((a.keys or {}).values())
                     data += [i for i in members if i is not None and i.is_data]
         with_rows = [d for d in data if d.rows]
-        if not with_rows:
-            src = self.source(e, "made")
+        if not with_rows:  # `pd.DataFrame()` filled column by column: rows of its own until a column brings rows
+            src = self.source(e, "made" if args or kws else "empty")
             src.stats = frozenset().union(*(d.all_stats for d in data))
             src = self.new_frame(src) if self.parsed.qualname(e.func).startswith("pandas") else src
             if data:  # a table built from values without rows (selector flags, column names): no data rows
@@ -335,3 +337,9 @@ class Calls:
                 if overlap(a.rows, b.rows) is not None:
                     return True
         return False
+
+
+def _learned_bins(e: ast.Call) -> bool:
+    """`pd.cut(x, 5)`: a bin count, whose edges come from the data's minimum and maximum (not given edges)."""
+    bins = e.args[1] if len(e.args) > 1 else kw(e, "bins")
+    return isinstance(const(bins), int) and not isinstance(const(bins), bool)

@@ -242,7 +242,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         if v is not None and v.is_data and col is not None and t.value is base_node:
             cols = dict(base.cols or {})
             cols[col] = v.all_stats
-            self.env[base_node.id] = Val(base.kind, rows=base.rows, stats=base.stats, site=base.site,
+            rows = v.rows if v.rows and _unfilled(base.rows) else base.rows  # `pd.DataFrame()`: the first column's
+            self.env[base_node.id] = Val(base.kind, rows=rows, stats=base.stats, site=base.site,
                                          time=base.time | v.time | self.datetime_evidence(rhs),
                                          name=base_node.id, evals=base.evals, label=base.label, cols=cols,
                                          fcols=base.fcols, flabel=base.flabel, oid=base.oid)
@@ -372,3 +373,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         self.loops.pop()
         self.block(s.orelse)
         return True
+
+
+def _unfilled(rows: frozenset) -> bool:
+    """Rows of an empty frame (`pd.DataFrame()`) that no column with rows has been written into yet."""
+    return len(rows) == 1 and all(len(tok) == 1 and tok[0][0] == "empty" for tok in rows)

@@ -12,6 +12,7 @@ from .rows import DUP
 from .training import EARLY, stops_early
 from .values import Obj, Val
 
+USED_AS_ROWS = frozenset({"transformer", "resampler"})
 FIT = frozenset({"fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit", "adapt",
                  "fit_generator", "train_on_batch", "fit_sample", "fit_on_sequences"})
 TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "sequences_to_matrix", "flow",
@@ -87,6 +88,8 @@ class Methods:
             x = self.derive(e, list(x.items))
         if x is not None and not x.is_data:
             x = None
+        if x is None and attr in FIT and obj.role in USED_AS_ROWS and e.args:
+            x = self.data_by_use(e.args[0])
         if attr in ("fit", "fit_regularized") and obj.bound is not None and not args:
             x, y = obj.bound
         if attr in FIT:
@@ -118,6 +121,15 @@ class Methods:
         if attr == "split" and obj.role == "splitter":
             return None
         return self.derive(e, args + list(kws.values()))
+
+    def data_by_use(self, node: ast.expr) -> Val | None:
+        """A name the interpreter could not follow (a reader it does not know) fitted on by a transformer: the
+        transformer's API says it holds rows, so from here on the name stands for rows from outside."""
+        if not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
+            return None
+        v = self.env[node.id] = self.source(node, "used")
+        v.name = node.id
+        return v
 
     def fit_call(self, obj: Obj, recv: Val, attr: str, x: Val | None, y: Val | None, e: ast.Call,
                  kws: dict) -> Val | None:
@@ -253,7 +265,7 @@ class Methods:
     def stat_in_call(self, e: ast.Call) -> bool:
         """`groupby(k)[c].transform('mean')`, `apply(lambda c: (c - c.mean()) / c.std())`."""
         for a in list(e.args) + [k.value for k in e.keywords]:
-            if isinstance(a, ast.Constant) and a.value in STAT_METHODS:
+            if isinstance(a, ast.Constant) and a.value in STAT_METHODS | {"count", "size", "nunique", "sum"}:
                 return True
             if isinstance(a, ast.Lambda):
                 if any(isinstance(n, ast.Call) and _windowed(n) for n in ast.walk(a.body)):
