@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import weakref
 from typing import Any
 
 
@@ -73,15 +74,32 @@ def largest_objects(user_ns: dict[str, Any], device_only: bool, limit: int = 5) 
             elif not device_only and type(value).__module__.startswith("numpy") and hasattr(value, "nbytes"):
                 nbytes, kind, device = int(value.nbytes), "array", "cpu"
             elif not device_only and type(value).__name__ == "DataFrame" and hasattr(value, "dtypes"):
-                # rows x item sizes: cheap (memory_usage() builds a Series per column), exact for numeric frames
-                nbytes = value.shape[0] * sum(getattr(dt, "itemsize", 8) for dt in value.dtypes)
-                kind, device = "frame", "cpu"
+                nbytes, kind, device = _frame_bytes(value), "frame", "cpu"
         except Exception:  # noqa: BLE001 - odd objects are skipped
             continue
         if nbytes and (not device_only or device != "cpu"):
             sizes.append({"name": name, "kind": kind, "bytes": int(nbytes), "device": device})
     sizes.sort(key=lambda d: -d["bytes"])
     return sizes[:limit]
+
+
+_FRAME_BYTES: dict[int, tuple[Any, tuple[int, int], int]] = {}
+
+
+def _frame_bytes(frame: Any) -> int:
+    """Rows x item sizes: exact for numeric frames, and cheap (`memory_usage()` builds a Series per column). Kept
+    per frame while its shape holds: reading `dtypes` of every frame in a big session costs milliseconds per cell."""
+    key, shape = id(frame), frame.shape
+    kept = _FRAME_BYTES.get(key)
+    if kept is not None and kept[0]() is frame and kept[1] == shape:
+        return kept[2]
+    nbytes = shape[0] * sum(getattr(dt, "itemsize", 8) for dt in frame.dtypes)
+    try:
+        ref = weakref.ref(frame, lambda _r, k=key: _FRAME_BYTES.pop(k, None))
+    except TypeError:
+        return nbytes
+    _FRAME_BYTES[key] = (ref, shape, nbytes)
+    return nbytes
 
 
 def collect() -> None:

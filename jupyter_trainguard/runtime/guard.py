@@ -231,18 +231,24 @@ def run_guarded(shell: Any, cell: str, opts: GuardOptions) -> tuple[GuardRun, Ba
     _guarded(run, "tracking", lambda: runs_before.update(tracking.active_runs()))
     backend, tracker = start_memory(run, opts, cell)
     error: BaseException | None = None
+    beside = pre.pending is not None
+    t_cell = time.perf_counter()
     try:
         start_static(pre)  # the static rules run while the cell runs (joined below)
         error = execute(shell, cell)
     finally:
+        t_done = time.perf_counter()
         mem = stop_memory(run, backend, tracker)
         join_static(pre)
+    run.cost.update(before_ms=(t_cell - t_start) * 1000, cell_s=t_done - t_cell,
+                    during_ms=mem.own_ms + (run.cost.get("static_cpu_ms", 0.0) if beside else 0.0))
     run.status = "failed" if error is not None else "ok"
     if error is not None:  # first, on its own: nothing else may keep a failed cell's runs open
         _guarded(run, "tracking closure", close_runs, pre, runs_before)
     _guarded(run, "post-run analysis", after, shell, cell, opts, pre, backend, mem, error, runs_before)
     apply_suppressions(cell, run)
     run.duration_s = time.perf_counter() - t_start
+    run.cost["after_ms"] = (run.duration_s - (t_done - t_start)) * 1000
     if error is not None:
         try:
             run.write(opts.report_dir)

@@ -221,8 +221,11 @@ def _token(anchor: Any, rows: Any) -> tuple[Any, ...]:
     """What must be unchanged for a kept fingerprint to be reused."""
     version = getattr(anchor, "_version", None)  # torch: bumped by every in-place operation
     if hasattr(rows, "iloc"):
-        cols = tuple(map(str, getattr(rows, "columns", ()))) if hasattr(rows, "columns") else (str(rows.name),)
-        layout: tuple[Any, ...] = (tuple(rows.shape), cols, tuple(map(str, getattr(rows, "dtypes", [rows.dtype]))))
+        if hasattr(rows, "columns"):  # a frame
+            cols, dtypes = tuple(map(str, rows.columns)), tuple(map(str, rows.dtypes))
+        else:  # a series
+            cols, dtypes = (str(rows.name),), (str(rows.dtype),)
+        layout: tuple[Any, ...] = (tuple(rows.shape), cols, dtypes)
     else:
         arr = np.asarray(rows)
         layout = (arr.shape, arr.strides, str(arr.dtype), arr.__array_interface__["data"][0])
@@ -264,6 +267,17 @@ def kept_row_hashes(value: Any, rows: Any) -> np.ndarray | None:
     try:
         return entry[2] if entry[1] == _token(anchor, rows) else None
     except Exception:  # noqa: BLE001
+        return None
+
+
+def identity_token(value: Any, rows: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """(the object owning the rows, what must stay equal for a result about them to be reused), or None."""
+    anchor = _anchor(value)
+    if anchor is None:
+        return None
+    try:
+        return anchor, _token(anchor, rows)
+    except Exception:  # noqa: BLE001 - an odd object is simply not reused
         return None
 
 

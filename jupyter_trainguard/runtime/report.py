@@ -37,6 +37,9 @@ class GuardRun:
     refused_because: list[str] = field(default_factory=list)
     suppressed: list[str] = field(default_factory=list)  # runtime findings silenced by a cell directive
     report_path: str | None = None
+    # the guard's own work (ms): before the cell, while it ran (memory hooks and sampler, static rules running
+    # beside it) and after it; `cell_s` is the cell's own run time
+    cost: dict[str, float] = field(default_factory=dict)
 
     @property
     def findings(self) -> list[Finding]:
@@ -66,7 +69,7 @@ class GuardRun:
             "runtime": {"elapsed_ms": round(self.runtime_ms, 2), "splits": self.splits, "notes": self.notes},
             "seeding": self.seeding, "memory": self.memory, "estimate": self.estimate, "tracking": self.tracking,
             "error": self.error, "cleanup": self.cleanup, "refused_because": self.refused_because,
-            "suppressed": self.suppressed,
+            "suppressed": self.suppressed, "cost": {k: round(v, 3) for k, v in self.cost.items()},
             "report_path": self.report_path,
         }
 

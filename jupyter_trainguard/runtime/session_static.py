@@ -161,8 +161,9 @@ def static_checks(shell: Any, cell: str, run: GuardRun, background: bool = False
         except Exception as exc:  # noqa: BLE001 - a rule bug must not block or fail the user's cell
             run.notes.append(f"static checks failed: {type(exc).__name__}: {exc}")
         run.static_ms = parse_ms + (time.perf_counter() - t1) * 1000
+        run.cost["static_cpu_ms"] = (time.thread_time() - cpu) * 1000
         if state is not None:
-            state.cpu_ms = (time.thread_time() - cpu) * 1000
+            state.cpu_ms = run.cost["static_cpu_ms"]
 
     if background and state is not None and state.cpu_ms is not None and state.cpu_ms < FOREGROUND_BELOW_MS:
         background = False  # short: cheaper now than beside the cell

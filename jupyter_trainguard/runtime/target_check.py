@@ -252,7 +252,7 @@ def _columns(
 
 
 def check_single_feature(ctx: DataContext, deadline_s: float = DATA006_SECONDS) -> list[Finding]:
-    out = []
+    out: list[Finding] = []
     # the box bounds this check's own work: CPU time of this thread, so a loaded machine or a background analysis
     # holding the GIL does not cut it short
     start = time.thread_time()
@@ -260,67 +260,126 @@ def check_single_feature(ctx: DataContext, deadline_s: float = DATA006_SECONDS) 
     for split in feature_splits(ctx.splits):
         if split.role != "train":
             continue
-        try:
-            rows = ctx.rows(split)
-        except Unhashable:
-            continue
-        target, lab = ctx.options.target, None
-        if target and hasattr(rows, "columns") and target in rows.columns:
-            label_name, y_all = f"{split.name}[{target!r}]", rows[target].to_numpy()
-            rows = rows.drop(columns=[target])
+        kept_key, refs = _kept_key(ctx, split)
+        kept = _KEPT.get(kept_key) if kept_key is not None else None
+        if kept is not None and all(r() is not None and r() is o for r, o in zip(kept[0], refs)):
+            found, notes = kept[1], kept[2]  # the same objects, unchanged since the last guarded cell
+            ctx.notes.extend(notes)
         else:
-            lab = label_for(split, ctx.splits)
-            if lab is None:
-                continue
-            try:
-                y_all = np.asarray(ctx.rows(lab)).reshape(-1)
-            except Unhashable:
-                continue
-            label_name = lab.name
-        n = len(rows)
-        if n != len(y_all) or n < 20:
-            continue
-        drop = _label_columns(ctx, split, rows, lab, y_all)
-        if drop:
-            rows = rows.drop(columns=[c for c in rows.columns if str(c) in drop])
-            if not len(rows.columns):
-                continue
-        idx = np.sort(rng.choice(n, DATA006_ROWS, replace=False)) if n > DATA006_ROWS else None
-        y = y_all[idx] if idx is not None else y_all
-        codes, k = _codes(y)
-        classification = k <= 50 and (y.dtype.kind in "biuOUS")
-        if classification:
-            counts = np.bincount(codes[codes >= 0])
-            baseline = counts.max() / max(1, counts.sum())
-            if baseline >= 0.98:
-                continue
-        else:
-            baseline = 0.0
-        for col, x in _columns(rows, idx, y, classification, k, rng):
-            if time.thread_time() - start > deadline_s:
-                ctx.notes.append("DATA006: time box reached; some columns were not checked")
+            n_notes = len(ctx.notes)
+            found, complete = _check_split(ctx, split, rng, start, deadline_s)
+            if complete and kept_key is not None:
+                _keep(kept_key, refs, found, ctx.notes[n_notes:])
+            if not complete:
+                out += [R.DATA006.finding(ctx.location, msg, dict(ev)) for msg, ev in found]
                 return out
-            res = predictiveness(x, y, classification)
-            if res is None:
-                continue
-            score, method = res
-            threshold = 0.999 if method == "abs_correlation" else 0.995
-            if score >= threshold:
-                how = "equals" if method == "equal" else f"predicts ({method} {score:.3f})"
-                msg = f"Feature {col} of {split.name} alone {how} the label {label_name}."
-                out.append(
-                    R.DATA006.finding(
-                        ctx.location,
-                        msg,
-                        {
-                            "features": split.name,
-                            "label": label_name,
-                            "column": col,
-                            "score": round(score, 4),
-                            "method": method,
-                            "baseline": round(float(baseline), 4),
-                            "sampled_rows": int(len(y)),
-                        },
-                    )
-                )
+        out += [R.DATA006.finding(ctx.location, msg, dict(ev)) for msg, ev in found]
     return out
+
+
+# -- results kept between guarded cells while the split objects are unchanged ------------------------------------
+
+_KEPT: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[tuple[str, dict[str, Any]]], list[str]]] = {}
+_KEPT_MAX = 32
+
+
+def _kept_key(ctx: DataContext, split: Split) -> tuple[tuple[Any, ...] | None, tuple[Any, ...]]:
+    """A key for this split's result and the objects it rests on: the features' and the label's owners with
+    their change tokens (shape, layout, in-place version, a digest of one value per row), the options and how the
+    cell fits. None: not reusable."""
+    from .hashing import identity_token
+
+    try:
+        feats = identity_token(split.value, ctx.rows(split))
+        target = ctx.options.target
+        lab = None if target else label_for(split, ctx.splits)
+        labels = identity_token(lab.value, ctx.rows(lab)) if lab is not None else None
+    except Exception:  # noqa: BLE001 - an object that cannot be read is checked afresh
+        return None, ()
+    if feats is None or (lab is not None and labels is None):
+        return None, ()
+    as_is, used = fit_usage(ctx.cell_tree, split.name)
+    owners = (feats,) if labels is None else (feats, labels)
+    key = (split.name, lab.name if lab is not None else None, target, as_is, frozenset(used),
+           tuple((id(a), t) for a, t in owners))
+    return key, tuple(a for a, _ in owners)
+
+
+def _keep(key: tuple[Any, ...], owners: tuple[Any, ...], found: list, notes: list[str]) -> None:
+    import weakref
+
+    try:
+        refs = tuple(weakref.ref(a) for a in owners)
+    except TypeError:
+        return
+    if len(_KEPT) >= _KEPT_MAX:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[key] = (refs, list(found), list(notes))
+
+
+def _check_split(
+    ctx: DataContext, split: Split, rng: np.random.Generator, start: float, deadline_s: float
+) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    """(message, evidence) of each feature of one training split that alone predicts its label; False when the
+    time box cut the check short."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    try:
+        rows = ctx.rows(split)
+    except Unhashable:
+        return found, True
+    target, lab = ctx.options.target, None
+    if target and hasattr(rows, "columns") and target in rows.columns:
+        label_name, y_all = f"{split.name}[{target!r}]", rows[target].to_numpy()
+        rows = rows.drop(columns=[target])
+    else:
+        lab = label_for(split, ctx.splits)
+        if lab is None:
+            return found, True
+        try:
+            y_all = np.asarray(ctx.rows(lab)).reshape(-1)
+        except Unhashable:
+            return found, True
+        label_name = lab.name
+    n = len(rows)
+    if n != len(y_all) or n < 20:
+        return found, True
+    drop = _label_columns(ctx, split, rows, lab, y_all)
+    if drop:
+        rows = rows.drop(columns=[c for c in rows.columns if str(c) in drop])
+        if not len(rows.columns):
+            return found, True
+    idx = np.sort(rng.choice(n, DATA006_ROWS, replace=False)) if n > DATA006_ROWS else None
+    y = y_all[idx] if idx is not None else y_all
+    codes, k = _codes(y)
+    classification = k <= 50 and (y.dtype.kind in "biuOUS")
+    if classification:
+        counts = np.bincount(codes[codes >= 0])
+        baseline = counts.max() / max(1, counts.sum())
+        if baseline >= 0.98:
+            return found, True
+    else:
+        baseline = 0.0
+    for col, x in _columns(rows, idx, y, classification, k, rng):
+        if time.thread_time() - start > deadline_s:
+            ctx.notes.append("DATA006: time box reached; some columns were not checked")
+            return found, False
+        res = predictiveness(x, y, classification)
+        if res is None:
+            continue
+        score, method = res
+        threshold = 0.999 if method == "abs_correlation" else 0.995
+        if score >= threshold:
+            how = "equals" if method == "equal" else f"predicts ({method} {score:.3f})"
+            found.append((
+                f"Feature {col} of {split.name} alone {how} the label {label_name}.",
+                {
+                    "features": split.name,
+                    "label": label_name,
+                    "column": col,
+                    "score": round(score, 4),
+                    "method": method,
+                    "baseline": round(float(baseline), 4),
+                    "sampled_rows": int(len(y)),
+                },
+            ))
+    return found, True

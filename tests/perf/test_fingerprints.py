@@ -121,3 +121,28 @@ def test_torch_datasets_and_loaders_share_one_fingerprint_and_see_in_place_updat
     data.tensors[0][10, 0, 3, 3] += 1.0  # in place through torch: the version counter moves
     cached_row_hashes(loader, hashing.as_rows(loader), compute)
     assert len(calls) == 2
+
+
+def test_pandas_frames_and_series_keep_their_fingerprints_while_unchanged():
+    import pandas as pd
+
+    calls = []
+
+    def compute(rows):
+        calls.append(1)
+        return row_hashes(rows)
+
+    hashing.clear_cache()
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(rng.normal(size=(1500, 4)), columns=list("abcd"))
+    frame["city"] = rng.choice(["x", "y", "z"], 1500)
+    labels = pd.Series(rng.integers(0, 2, 1500), name="label")
+    first = cached_row_hashes(frame, frame, compute)
+    assert cached_row_hashes(frame, frame, compute) is first and len(calls) == 1
+    lab = cached_row_hashes(labels, labels, compute)
+    assert cached_row_hashes(labels, labels, compute) is lab and len(calls) == 2
+    frame.loc[700, "a"] = 99.0  # a value changed in place
+    assert cached_row_hashes(frame, frame, compute) is not first and len(calls) == 3
+    frame["e"] = 1.0  # a column added: the layout changed
+    cached_row_hashes(frame, frame, compute)
+    assert len(calls) == 4

@@ -105,3 +105,25 @@ def test_frame_with_target_option_and_series_label():
     ctx.options.target = "churned"
     found = check_single_feature(ctx)
     assert [f.evidence["column"] for f in found] == ["p"]  # p > 0 is the label: a real leak; churned itself is not
+
+
+def test_result_is_kept_while_the_objects_are_unchanged_and_rechecked_after_an_in_place_change(shell, monkeypatch):
+    from jupyter_trainguard.runtime import target_check
+
+    calls = []
+    real = target_check.predictiveness
+    monkeypatch.setattr(target_check, "predictiveness", lambda *a: calls.append(1) or real(*a))
+    shell.run(FRAME + "X_train, X_test = train_df.drop(columns=['label']), test_df.drop(columns=['label'])\n"
+              "y_train, y_test = train_df['label'], test_df['label']")
+    fit = "%%guarded_train\nclf = LogisticRegression().fit(X_train, y_train)"
+    shell.run(fit)
+    assert data006(shell) == [] and calls
+    first = len(calls)
+    shell.run(fit)  # nothing changed: the kept result, no column scored again
+    assert data006(shell) == [] and len(calls) == first
+    shell.run("X_train['a'] = y_train.to_numpy() * 2.0")  # in place: the label leaks into column a
+    shell.run(fit)
+    assert len(calls) > first
+    assert [f.evidence["column"] for f in data006(shell)] == ["a"]
+    shell.run(fit)  # the finding is kept too, at this cell
+    assert [f.evidence["column"] for f in data006(shell)] == ["a"]

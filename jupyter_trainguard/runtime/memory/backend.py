@@ -11,6 +11,8 @@ import sys
 import types
 from typing import Any, Protocol, runtime_checkable
 
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
 
 @runtime_checkable
 class MemoryBackend(Protocol):
@@ -123,7 +125,14 @@ class RssBackend:
         self._hwm_exact = False
 
     def current(self) -> tuple[int, int]:
-        rss = int(self._proc.memory_info().rss)
+        try:  # Linux: one read of /proc/self/statm (~2 us; psutil's memory_info takes ~12 us)
+            fd = os.open("/proc/self/statm", os.O_RDONLY)
+            try:
+                rss = int(os.read(fd, 128).split()[1]) * _PAGE
+            finally:
+                os.close(fd)
+        except (OSError, ValueError, IndexError):
+            rss = int(self._proc.memory_info().rss)
         return rss, rss
 
     def _hwm(self) -> int | None:
