@@ -98,6 +98,16 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nfreq = Xtr.groupby('city').size()\n"
      "Xtr = Xtr.assign(city_n=Xtr['city'].map(freq))\nXte = Xte.assign(city_n=Xte['city'].map(freq).fillna(0))\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("pandas-rank-over-all-rows", "LEAK001",
+     "X['a_rank'] = X['a'].rank(pct=True)\nXtr, Xte, ytr, yte = train_test_split(X, y, shuffle=False)\n"
+     "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "X['a_lag'] = X['a'].shift(1)\nXtr, Xte, ytr, yte = train_test_split(X, y, shuffle=False)\n"
+     "print(Ridge().fit(Xtr.fillna(0), ytr).score(Xte.fillna(0), yte))"),
+    ("scipy-zscore", "LEAK001",
+     "from scipy import stats\nZ = stats.zscore(X)\nZtr, Zte, ytr, yte = train_test_split(Z, y)\n"
+     "print(Ridge().fit(Ztr, ytr).score(Zte, yte))",
+     "from scipy import stats\nXtr, Xte, ytr, yte = train_test_split(X, y)\nmu, sd = Xtr.mean(), Xtr.std()\n"
+     "print(Ridge().fit(stats.zscore(Xtr), ytr).score((Xte - mu) / sd, yte))"),
     ("pandas-manual-zscore", "LEAK001",
      "X = (X - X.mean()) / X.std()\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))",

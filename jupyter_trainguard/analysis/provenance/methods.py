@@ -191,6 +191,9 @@ class Methods:
                 return self.derive(e, [recv])
             fit = self.add_fit("statistic", attr, recv, e)
             return Val("data", stats=recv.all_stats | {fit}, site=self.site(e))
+        if attr == "rank" and recv.kind in ("data", "index") and not _windowed(e.func.value):
+            fit = self.add_fit("statistic", attr, recv, e)  # each row's place among all the rows
+            return Val("data", rows=recv.rows, stats=recv.all_stats | {fit}, site=self.site(e), evals=recv.evals)
         if attr in ("transform", "apply", "agg", "aggregate") and self.stat_in_call(e) and not _windowed(e.func.value):
             fit = self.add_fit("statistic", attr, recv, e)
             return Val("data", rows=recv.rows, stats=recv.all_stats | {fit}, site=self.site(e), evals=recv.evals)
@@ -265,7 +268,7 @@ class Methods:
     def stat_in_call(self, e: ast.Call) -> bool:
         """`groupby(k)[c].transform('mean')`, `apply(lambda c: (c - c.mean()) / c.std())`."""
         for a in list(e.args) + [k.value for k in e.keywords]:
-            if isinstance(a, ast.Constant) and a.value in STAT_METHODS | {"count", "size", "nunique", "sum"}:
+            if isinstance(a, ast.Constant) and a.value in STAT_METHODS | {"count", "size", "nunique", "sum", "rank"}:
                 return True
             if isinstance(a, ast.Lambda):
                 if any(isinstance(n, ast.Call) and _windowed(n) for n in ast.walk(a.body)):

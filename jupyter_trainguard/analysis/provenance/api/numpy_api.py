@@ -18,6 +18,8 @@ FUNCS: dict[str, FuncRow] = {
                                              "nanmean", "nanmedian", "nanstd", "nanvar", "nanmin", "nanmax",
                                              "percentile", "nanpercentile", "quantile", "ptp", "average")},
     **{n: FuncRow("read", NP) for n in ("load", "loadtxt", "genfromtxt", "fromfile", "load_npz")},
+    # scipy.stats: every row rescaled with statistics of all the rows (mean/std, ranks, a fitted lambda)
+    **{n: FuncRow("scale", ("scipy",)) for n in ("zscore", "rankdata", "boxcox", "yeojohnson")},
 }
 RANDOM_DRAWS = frozenset({"rand", "randn", "randint", "random", "random_sample", "normal", "uniform", "integers",
                           "standard_normal", "binomial", "poisson", "exponential", "multivariate_normal",
