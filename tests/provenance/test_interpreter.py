@@ -219,3 +219,16 @@ def test_an_empty_frame_filled_column_by_column_holds_the_rows_of_its_columns():
     # a frame of per-group aggregates keeps rows of its own (its rows are groups, not the source's rows)
     rec = run([head, "agg = pd.DataFrame()\nagg['m'] = games.groupby('team')['length'].mean()"])
     assert rec.env["agg"].rows and not (rec.env["agg"].rows & rec.env["games"].rows)
+
+
+def test_a_model_whose_training_the_notebook_does_not_show_is_no_evidence_of_a_preprocessing_leak():
+    from jupyter_trainguard.analysis.provenance.detectors import preprocessing_leaks
+    head = "import numpy as np\nfrom tensorflow import keras\nX = np.load('x.npy')\nX = X - X.mean(axis=0)"
+    # an encoder taken out of an autoencoder: the notebook never fits it, so nothing says it learned the rows
+    rec = run([head, "enc = keras.Sequential([keras.layers.Dense(2)])\n"
+                     "auto = keras.Sequential([enc, keras.layers.Dense(3)])\nauto.fit(X, X)\ncodes = enc.predict(X)"])
+    assert preprocessing_leaks(rec) == []
+    # the same statistics and a model fitted on a part of the rows, then scored on the rest: a leak
+    rec = run([head, "from sklearn.linear_model import Ridge\ny = np.load('y.npy')\n"
+                     "m = Ridge().fit(X[:800], y[:800])\nprint(m.score(X[800:], y[800:]))"])
+    assert [lk.kind for lk in preprocessing_leaks(rec)] == ["preprocessing"]

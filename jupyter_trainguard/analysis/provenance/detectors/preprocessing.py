@@ -15,8 +15,10 @@ MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "e
 def held_out(ev: Eval) -> frozenset:
     """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds)."""
     rows = ev.data.rows
-    if ev.cv or ev.fit is None:
+    if ev.cv:
         return rows
+    if ev.fit is None:
+        return frozenset()
     return frozenset(t for t in rows if not covered(frozenset({t}), ev.fit.rows))
 
 
