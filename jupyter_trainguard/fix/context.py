@@ -101,6 +101,10 @@ class FixContext:
     def unparsable(self) -> list[str]:
         return list(self._unparsable.values())
 
+    def unparsable_reason(self, wc: WorkCell) -> str | None:
+        """Why this cell could not be parsed ("cell 4 [In 2] <reason>"), or None when it parsed (or was not tried)."""
+        return self._unparsable.get(id(wc))
+
     @property
     def aliases(self) -> dict[str, str]:
         views = self.views()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..config import Config, ConfigError, load_config
 from ..engine import Selection, analyze_notebook
-from ..findings import Report, Severity
+from ..findings import Report, Severity, cell_label
 from ..notebook.load import iter_notebook_paths, notebook_from_bytes
 from ..notebook.model import Notebook
 from ..rules.registry import Rule, all_rules
@@ -127,7 +127,7 @@ def fix_file(path: str, unsafe: bool = False, diff_only: bool = False, selection
             return result
     fixed_nb = notebook_from_bytes(path, new_text.encode("utf-8")) if ctx.changes else nb
     after, _, _ = analyze_notebook(fixed_nb, config, selection, rules=engine_rules)
-    _explain_remaining(result, after, ctx, fixers)
+    _explain_remaining(result, after, ctx, fixers, fixed_nb)
     result.diff = _diff(path, ctx.work)
     if ctx.changes and not diff_only:
         bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
@@ -169,20 +169,30 @@ def _verify(old: str, new: str, nb: Notebook) -> None:
         raise ValueError("the edited notebook would fail nbformat validation")
 
 
-def _explain_remaining(result: FileResult, after: Report, ctx: FixContext, fixers: list[Fixer]) -> None:
+def _explain_remaining(result: FileResult, after: Report, ctx: FixContext, fixers: list[Fixer],
+                       fixed_nb: Notebook | None = None) -> None:
     fixable = {r for fx in fixers for r in fx.rules}
     already = {(x.rule_id, x.where) for x in result.left}
     explained = {x.rule_id for x in result.left if x.fixer}  # a fixer already said why this rule is left
-    unparsable = {u.split(" ", 2)[1]: u for u in ctx.unparsable()}
+    # `after` analysed the fixed notebook, whose cells are the work cells in order: name a finding's cell by its
+    # work cell, so the label is the one the fixers used (original number, "[In k]", "new cell after ...").
+    aligned = fixed_nb is None or len(fixed_nb.cells) == len(ctx.work.cells)
     for f in after.findings:
         if f.rule_id not in fixable:
             result.unfixable[f.rule_id] = result.unfixable.get(f.rule_id, 0) + 1
             continue
-        where = f"cell {f.location.cell + 1}" if f.location.cell is not None else "notebook"
+        index = f.location.cell
+        wc = ctx.work.cells[index] if aligned and index is not None and 0 <= index < len(ctx.work.cells) else None
+        if wc is not None:
+            where = wc.label()
+        elif index is not None:
+            where = cell_label(index, f.location.execution_count)
+        else:
+            where = "notebook"
         if (f.rule_id, where) in already or f.rule_id in explained or f.rule_id not in ctx.selected:
             continue
-        number = str(f.location.cell + 1) if f.location.cell is not None else ""
-        reason = (f"{unparsable[number]}, so it was not fixed automatically" if number in unparsable else
+        unparsable = ctx.unparsable_reason(wc) if wc is not None else None
+        reason = (f"{unparsable}, so it was not fixed automatically" if unparsable else
                   "this shape of the problem has no automatic fix; " + (f.fix or f.message))
         result.left.append(Left(result.path, f.rule_id, where, f.location.line, reason))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..findings import cell_label
 from ..notebook.model import Cell, Notebook
 
 
@@ -31,6 +32,7 @@ class WorkCell:
     orig: Cell | None = None
     origin: list[int | None] = field(default_factory=list)  # current line (0-based) -> original line or None
     inserted_after: int | None = None  # original index of the cell an inserted cell follows (-1: at the top)
+    anchor: Cell | None = None  # the original cell an inserted cell follows (None: at the top), for its label
 
     @classmethod
     def from_cell(cls, cell: Cell) -> WorkCell:
@@ -45,10 +47,13 @@ class WorkCell:
         return self.cell_type == "code"
 
     def label(self) -> str:
+        """How fix output names this cell: the findings label ("cell 4 [In 2]"), or "new cell after <label>"."""
         if self.orig is not None:
-            return f"cell {self.orig.index + 1}"
+            return cell_label(self.orig.index, self.orig.execution_count)
+        if self.anchor is not None:
+            return f"new cell after {cell_label(self.anchor.index, self.anchor.execution_count)}"
         where = self.inserted_after
-        return "new cell at the top" if where is None or where < 0 else f"new cell after cell {where + 1}"
+        return "new cell at the top" if where is None or where < 0 else f"new cell after {cell_label(where)}"
 
     def original_lines(self, start: int, end: int) -> set[int]:
         return {o for o in self.origin[max(start - 1, 0): end] if o is not None}
@@ -110,7 +115,9 @@ class WorkNotebook:
         """Insert a new code cell after `after` (None: at the top)."""
         pos = 0 if after is None else self.cells.index(after) + 1
         anchor = -1 if after is None else (after.orig.index if after.orig is not None else after.inserted_after)
-        new = WorkCell("code", source, None, [None] * (source.count("\n") + 1), inserted_after=anchor)
+        anchor_cell = None if after is None else (after.orig if after.orig is not None else after.anchor)
+        new = WorkCell("code", source, None, [None] * (source.count("\n") + 1), inserted_after=anchor,
+                       anchor=anchor_cell)
         self.cells.insert(pos, new)
         return new
 

@@ -99,7 +99,7 @@ def test_diff_changes_nothing_and_exits_1(nbdir, capsys):
     assert path.read_bytes() == raw
     assert rc == 1
     assert "+    random_state=RANDOM_STATE," in out
-    assert f"--- {path} (cell 5)" in out
+    assert f"--- {path} (cell 5 [In 4])" in out
     assert out.splitlines()[-1].startswith("- ") and "STATUS: no_work" in out and "CHANGES (proposed" in out
 
 

@@ -174,7 +174,8 @@ def test_extra_training_cell_disabled_when_the_runner_is_already_called(nbdir):
     nbformat.write(nb, str(path))
     rep = fix_paths([path], unsafe=True, selection=["use-runner"])
     new = src(cells(path)[2]).splitlines()
-    assert new[0] == "# Training runs in the shared pipeline: run_standard_experiment() is already called in cell 4."
+    assert new[0] == ("# Training runs in the shared pipeline: run_standard_experiment() is already called in "
+                      "cell 4 [In 4].")
     assert new[2:] == ["# for epoch in range(EPOCHS):", "#     optimizer.step()",
                        "#     print('extra fine-tune', epoch)"]
     assert [(c.rule_id, c.safety) for c in rep.changes] == [("PIPE001", "unsafe")]
