@@ -88,7 +88,7 @@ def checks_html(d: dict[str, Any]) -> str:
     out = []
     if d.get("refused_because"):
         out.append('<p style="color:#c0392b"><b>The cell was not run (--strict):</b> '
-                   + "; ".join(escape(r) for r in d["refused_because"]) + "</p>")
+                   + "; ".join(inline_code(r) for r in d["refused_because"]) + "</p>")
     if not d["findings"]:
         out.append("<p>No findings: static rules and runtime checks passed.</p>")
     else:

@@ -185,8 +185,10 @@ class GuardedTrainMagics(Magics):
         if error is not None:
             from ..runtime.cleanup import user_traceback
 
-            if isinstance(error, SyntaxError):  # shown once; no frames of IPython's own parser
-                raise error.with_traceback(None)
+            if isinstance(error, SyntaxError):  # shown once, as for a plain cell: no frames of IPython or trainguard
+                from . import plain_syntax_error
+
+                raise plain_syntax_error(error, user_traceback(error))
             raise error.with_traceback(user_traceback(error))
 
     def _impact(self, cell: str, run: Any, seconds: float | None) -> None:

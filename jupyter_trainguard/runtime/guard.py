@@ -172,6 +172,10 @@ def execute(shell: Any, cell: str) -> BaseException | None:
     saved = {n: (n in vars(shell), getattr(shell, n)) for n in names}
     for n in names:
         setattr(shell, n, lambda *a, **k: None)
+    # the user's own handlers (set_custom_exc) see the error once too: when the magic re-raises it
+    handled, handler = vars(shell).get("custom_exceptions"), vars(shell).get("CustomTB")
+    if handled:
+        shell.custom_exceptions = ()
     count, compiler = current_count(shell, cell), getattr(shell, "compile", None)
     pinned = count is not None and "cache" not in vars(compiler) and callable(getattr(compiler, "cache", None))
     if pinned:  # tracebacks name the cell In[count] (IPython 9 would say In[count + 1])
@@ -183,12 +187,16 @@ def execute(shell: Any, cell: str) -> BaseException | None:
             from .session_log import mark_not_run
 
             mark_not_run(shell, count)
+            if isinstance(result.error_before_exec, SyntaxError):  # no frame of the cell ran: none to show
+                return result.error_before_exec.with_traceback(None)
         return result.error_in_exec or result.error_before_exec
     except BaseException as exc:  # noqa: BLE001 - shells that re-raise from run_cell
         return exc
     finally:
         if pinned:
             del compiler.cache
+        if handled and vars(shell).get("CustomTB") is handler:  # unless the cell set its own handler
+            shell.custom_exceptions = handled
         for n, (had_attr, original) in saved.items():
             if had_attr:
                 setattr(shell, n, original)

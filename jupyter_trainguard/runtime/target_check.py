@@ -76,7 +76,9 @@ def predictiveness(x: np.ndarray, y: np.ndarray, classification: bool) -> tuple[
     if k < 2:
         return None
     xcodes, groups = _codes(x)
-    if groups <= 64:  # discrete feature: accuracy of the majority label per value
+    # a discrete feature: accuracy of the majority label per value, once each value is seen twice on average
+    # (with a row or two per value, every group is pure whatever the label: noise would score 1.0)
+    if groups <= 64 and 2 * groups <= len(y):
         table = np.zeros((groups + 1, k), dtype=np.int64)
         np.add.at(table, (xcodes + 1, ycodes), 1)
         return float(table.max(axis=1).sum() / len(y)), "group_purity"

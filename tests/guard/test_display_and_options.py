@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from IPython.utils.capture import capture_output
@@ -130,5 +131,84 @@ def test_syntax_error_in_a_guarded_cell_is_shown_once(shell, capsys):
     shown = out.out + out.err
     assert shown.count("SyntaxError") == 1, shown
     assert "compilerop" not in shown and "run_cell_async" not in shown  # no frames of IPython's parser
+    assert "interactiveshell" not in shown and "guarded.py" not in shown, shown  # nor of IPython's or ours
+    assert "Traceback" not in shown
     shell.run("%%guarded_train --quiet\nx = (1,)")  # corrected and re-run: the session is not poisoned
     assert shell.ns["x"] == (1,)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _shown(capsys, count: int) -> str:
+    out = capsys.readouterr()
+    return _ANSI.sub("", out.out + out.err).replace(f"In[{count}]", "In[N]")
+
+
+@pytest.mark.parametrize("body", ["x = (1,\n", "if True:\nx = 1\n", "y = 1 +* 2\n"])
+def test_syntax_error_of_a_guarded_cell_looks_like_a_plain_cells(shell, capsys, body):
+    plain = shell.run(body, ok=False)
+    plain_shown = _shown(capsys, shell.ip.execution_count - 1)
+    guarded = shell.run("%%guarded_train --quiet\n" + body, ok=False)
+    guarded_shown = _shown(capsys, shell.ip.execution_count - 1)
+    assert guarded_shown == plain_shown and plain_shown.count("Error") == 1, (plain_shown, guarded_shown)
+    # IPython gives a plain cell's SyntaxError as error_before_exec; the magic ran, so the guarded one is
+    # error_in_exec: the user's own exception, of its own type (IndentationError stays one)
+    assert type(guarded.error_in_exec) is type(plain.error_before_exec)
+    assert guarded.error_in_exec.lineno == plain.error_before_exec.lineno
+
+
+def test_custom_exception_handlers_and_other_syntax_errors_are_left_alone(shell, capsys):
+    seen = []
+    shell.ip.set_custom_exc((ValueError,), lambda ip, etype, value, tb, tb_offset=None: seen.append(value))
+    try:
+        shell.run("%%guarded_train --quiet\nraise ValueError('mine')", ok=False)
+        assert [str(v) for v in seen] == ["mine"]  # the user's own handler still gets the guarded cell's error
+        shell.run("%%guarded_train --quiet\nx = (1,\n", ok=False)
+        shown = capsys.readouterr().out
+        assert "guarded.py" not in shown and shown.count("SyntaxError") == 1 and len(seen) == 1
+    finally:
+        shell.ip.set_custom_exc((), None)
+    # a SyntaxError raised by the cell's code (not its own source) is shown from the cell's frame on
+    result = shell.run("%%guarded_train --quiet\nsource = 'x = ('\ncompile(source, 'other.py', 'exec')", ok=False)
+    shown = _ANSI.sub("", capsys.readouterr().out)
+    assert isinstance(result.error_in_exec, SyntaxError) and result.error_in_exec.filename == "other.py"
+    assert "Traceback" in shown and "compile(source, 'other.py', 'exec')" in shown and "File other.py:1" in shown
+    assert "guarded.py" not in shown and "interactiveshell" not in shown and shown.count("SyntaxError") == 1
+    shell.run("compile('x = (', 'other.py', 'exec')", ok=False)  # plain cells: IPython's display, untouched
+    assert "interactiveshell" in _ANSI.sub("", capsys.readouterr().out)
+
+
+def test_unloading_restores_the_shells_showsyntaxerror():
+    from tests.ipshell import loaded_shell
+
+    with loaded_shell() as sh:
+        assert "showsyntaxerror" in vars(sh.ip)
+        sh.ip.run_line_magic("reload_ext", "trainguard")  # wrapped once, not twice
+        was_set, original = vars(sh.ip)["showsyntaxerror"]._trainguard_show_plain
+        assert not was_set and original == type(sh.ip).showsyntaxerror.__get__(sh.ip)
+        sh.ip.run_line_magic("unload_ext", "trainguard")
+        assert "showsyntaxerror" not in vars(sh.ip)
+        sh.run("%load_ext trainguard")
+
+
+def test_strict_refusal_renders_code_spans(shell):
+    pytest.importorskip("sklearn")
+    shell.run(
+        "import numpy as np\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.model_selection import train_test_split\nfrom sklearn.linear_model import LogisticRegression\n"
+        "X = np.random.default_rng(0).normal(size=(80, 3))\ny = (X[:, 0] > 0).astype(int)\n"
+        "X = StandardScaler().fit_transform(X)\n"
+        "X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)"
+    )
+    with capture_output() as cap:
+        result = shell.run(
+            "%%guarded_train --strict\nmodel = LogisticRegression().fit(X_train, y_train)\n"
+            "score = model.score(X_test, y_test)", ok=False)
+    assert "LEAK001" in str(result.error_in_exec) and "`" in str(result.error_in_exec)
+    (out,) = [o for o in cap.outputs if RUN_MIME in o.data]
+    html = out.data["text/html"]
+    start = html.index("The cell was not run (--strict):")
+    refusal = html[start:html.index("</p>", start)]
+    assert "LEAK001" in refusal and "<code>StandardScaler().fit_transform(X)</code>" in refusal
+    assert "`" not in refusal and "`" not in html

@@ -127,3 +127,36 @@ def test_result_is_kept_while_the_objects_are_unchanged_and_rechecked_after_an_i
     assert [f.evidence["column"] for f in data006(shell)] == ["a"]
     shell.run(fit)  # the finding is kept too, at this cell
     assert [f.evidence["column"] for f in data006(shell)] == ["a"]
+
+
+SMALL = """
+import numpy as np, pandas as pd
+from sklearn.linear_model import LogisticRegression
+rng = np.random.default_rng(7)
+X_train = pd.DataFrame(rng.normal(size=(60, 4)), columns=["a", "b", "c", "d"])
+X_train["count"] = rng.integers(0, 40, 60)  # discrete noise, most values seen once or twice
+y_train = pd.Series(rng.integers(0, 2, 60), name="y")
+"""
+
+
+def test_small_training_set_of_noise_is_no_data006_and_a_copy_of_the_label_still_fires(shell):
+    shell.run(SMALL)
+    shell.run("%%guarded_train\nclf = LogisticRegression().fit(X_train, y_train)")
+    assert data006(shell) == []  # 60 distinct values in 60 rows: each its own group, not a predictor
+    shell.run("X_train['copy'] = y_train.to_numpy() * 3 + 1")
+    shell.run("%%guarded_train\nclf = LogisticRegression().fit(X_train, y_train)")
+    assert [(h.evidence["column"], h.evidence["method"]) for h in data006(shell)] == [("copy", "group_purity")]
+
+
+def test_noise_with_one_or_two_rows_per_value_scores_low():
+    from jupyter_trainguard.runtime.target_check import predictiveness
+
+    rng = np.random.default_rng(3)
+    for n in (20, 30, 60, 64, 100):
+        y = rng.integers(0, 2, n)
+        score, method = predictiveness(rng.normal(size=n), y, True)
+        assert method == "sorted_runs" and score < 0.9, (n, score)
+        assert predictiveness(y * 2.0 + 5, y, True) == (1.0, "group_purity")
+    y = rng.integers(0, 3, 200)
+    score, method = predictiveness(rng.integers(0, 60, 200), y, True)  # 60 values, 3+ rows each: still grouped
+    assert method == "group_purity" and score < 0.9
