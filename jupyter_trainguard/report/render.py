@@ -169,10 +169,13 @@ def render_markdown(audit: AuditReport, include_code: bool = True) -> str:
     out += _provenance_markdown(audit)
     if include_code and audit.cells:
         out += ["## Cells with findings", ""]
+        # each cell named as its findings name it ("cell 5 [In 3]"; "[In 3]" for a session cell not in a notebook)
+        names = {f"{f.location.path}#{f.location.cell}": f.location.cell_text for f in audit.findings}
         for key, code in sorted(audit.cells.items(), key=lambda kv: _cell_sort(kv[0])):
             path, _, idx = key.rpartition("#")
             fence = _fence(code)
-            out += [f"**{m(path)}, cell {int(idx) + 1}**", "", f"{fence}python", code, fence, ""]
+            name = names.get(key) or f"cell {int(idx) + 1}"
+            out += [f"**{m(path)}, {m(name)}**", "", f"{fence}python", code, fence, ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..analysis.parsed import ParsedNotebook
 from ..config import load_config
 from ..engine import Selection, analyze_notebook, scan
-from ..findings import Finding, Report
-from ..notebook.load import load_notebook, notebook_from_sources
+from ..findings import Finding, Location, Report
+from ..notebook.load import load_notebook
 from .build import build_audit
 from .model import AuditReport
 from .signals import Signals, collect
@@ -36,18 +37,128 @@ def raw_history(user_ns: dict[str, Any], shell: Any = None) -> list[str]:
     return raw if len(raw) == len(history) else history
 
 
+def _held_counts(raw: list[str], shell: Any = None) -> list[int]:
+    """The execution counts of the cells the kernel holds, as the guard analyses them (runtime.session_log: a cell
+    that never ran drops out, a re-run cell replaces its earlier version); empty and %trainaudit cells left out."""
+    counts = [i for i in range(1, len(raw)) if raw[i].strip() and "trainaudit" not in raw[i]]
+    from ..runtime.session_log import log_for
+
+    log = log_for(shell) if shell is not None else None
+    if log is not None:  # `keep` always keeps its last entry (the guarded cell): a placeholder takes that place
+        counts = [counts[i] for i in log.keep([*counts, None])[:-1]]
+    return counts
+
+
+def session_history(user_ns: dict[str, Any], shell: Any = None) -> tuple[list[str], list[int]]:
+    """The executed cells the kernel holds (raw, magics included) and their execution counts, in order."""
+    raw = raw_history(user_ns, shell)
+    counts = _held_counts(raw, shell)
+    return [raw[c] for c in counts], counts
+
+
 def session_sources(user_ns: dict[str, Any], shell: Any = None) -> list[str]:
-    """The executed cells, `In[1:]`; cells that run %trainaudit are blanked so indices stay execution counts."""
-    return ["" if "trainaudit" in src else src for src in raw_history(user_ns, shell)[1:]]
+    """`In[1:]` as the kernel holds it: index = execution count - 1; a cell it does not hold (never ran, replaced by
+    a re-run) and a %trainaudit cell are blanked."""
+    raw = raw_history(user_ns, shell)
+    held = set(_held_counts(raw, shell))
+    return [raw[i] if i in held else "" for i in range(1, len(raw))]
+
+
+def _current_shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return None
+    return get_ipython()
+
+
+def _session_notebook(shell: Any, sources: list[str], counts: list[int | None]) -> tuple[Any, Any]:
+    """The history as a notebook and where its cells are in the saved notebook, as the guard builds them
+    (runtime.session_static.session_notebook). The cell running now (a %trainaudit cell, left out of the history)
+    is passed last while the cells are located: the cell id of the request being executed is its own."""
+    from ..runtime.session_static import session_notebook
+    from ..session_cells import current_count
+
+    now = current_count(shell) if shell is not None else None
+    extra = now is not None and (not counts or counts[-1] != now)
+    if extra:
+        sources, counts = [*sources, ""], [*counts, now]
+    nb, places = session_notebook(shell, sources, counts)
+    if extra:
+        nb.cells.pop()
+        places.counts.pop()
+        places.places.pop()
+    return nb, places
+
+
+def _mover(places: Any) -> Any:
+    """A session location onto its notebook cell (`places.location`, as the guard relocates its findings) when the
+    saved notebook holds it; a cell it does not hold keeps its history place (the key of its code in the review)
+    and is named "[In k]"; a location without a cell is about the notebook when its path is known."""
+    def move(loc: Location | None) -> Location | None:
+        if loc is None or loc.path != SESSION:
+            return loc
+        if loc.cell is None:
+            return replace(loc, path=places.path) if places.path else loc
+        pos = loc.cell
+        index, cell_id = places.places[pos] if 0 <= pos < len(places.places) else (None, None)
+        if index is None:
+            return replace(loc, cell_id=cell_id or loc.cell_id)
+        return places.location(pos, loc)
+
+    return move
+
+
+def _relocate(report: Report, signals: Signals, places: Any) -> None:
+    move = _mover(places)
+    report.findings = [replace(f, location=move(f.location)) for f in report.findings]
+    for s in report.suppressed:
+        s.finding = replace(s.finding, location=move(s.finding.location))
+    if places.path:
+        report.path = places.path
+    for name in ("splits", "fits", "pipelines", "seeds", "determinism", "time_evidence", "training", "saves",
+                 "loads", "tracking"):
+        for fact in getattr(signals, name):
+            fact.location = move(fact.location)
+    for fact in signals.rng_users.values():
+        fact.location = move(fact.location)
+    cells: dict[str, str] = {}
+    for key, code in signals.cells.items():
+        path, _, idx = key.rpartition("#")
+        if path == SESSION and idx.isdigit():
+            loc = move(Location(path=SESSION, cell=int(idx)))
+            key = f"{loc.path}#{loc.cell}"
+        cells[key] = code
+    signals.cells = cells
+
+
+def _analyze(
+    sources: list[str], counts: list[int | None], selection: Selection, shell: Any
+) -> tuple[Report, Signals, Any]:
+    nb, places = _session_notebook(shell, sources, counts)
+    report, ctx, _ = analyze_notebook(nb, load_config(Path.cwd()), selection)
+    parsed = ctx.parsed if ctx is not None else ParsedNotebook.from_notebook(nb)
+    signals = collect(parsed, SESSION)
+    _relocate(report, signals, places)
+    return report, signals, places
 
 
 def analyze_session(
-    sources: list[str], path: str = SESSION, selection: Selection = Selection()
+    sources: list[str],
+    path: str = SESSION,
+    selection: Selection = Selection(),
+    counts: list[int | None] | None = None,
+    shell: Any = None,
 ) -> tuple[Report, Signals]:
-    nb = notebook_from_sources(path, sources, list(range(1, len(sources) + 1)))
-    report, ctx, _ = analyze_notebook(nb, load_config(Path.cwd()), selection)
-    parsed = ctx.parsed if ctx is not None else ParsedNotebook.from_notebook(nb)
-    return report, collect(parsed, path)
+    """The static rules over the session's cells, named as the guard names them ("cell 5 [In 3]" when the saved
+    notebook holds the cell, else "[In 3]"). Without `counts`, `sources` is `In[1:]` (index = execution count - 1)
+    and its empty entries are no cells. `path` is kept for compatibility: the session is analysed as the guard
+    analyses it, and its findings are moved onto the notebook's path when the kernel knows it."""
+    if counts is None:
+        held = [(src, i + 1) for i, src in enumerate(sources) if src.strip()]
+        sources, counts = [s for s, _ in held], [c for _, c in held]
+    report, signals, _ = _analyze(sources, counts, selection, shell)
+    return report, signals
 
 
 def audit_session(
@@ -69,8 +180,8 @@ def audit_session(
     with `impact_replay`, leaks the refit could not measure are replayed with their fixes in a separate kernel."""
     from .provenance import collect_provenance, datetime_columns
 
-    sources = session_sources(user_ns, shell)
-    report, signals = analyze_session(sources, selection=selection)
+    sources, counts = session_history(user_ns, shell)  # what the kernel holds, as the guard analyses it
+    report, signals, places = _analyze(sources, list(counts), selection, shell)
     prov = collect_provenance(user_ns, hash_data=hash_data)
     ck, ck_findings = _checkpoint_results(checkpoints, unsafe_load)
     live: list[Finding] = []
@@ -79,7 +190,8 @@ def audit_session(
         live, note = _impact(user_ns, sources, report.findings, shell, impact_budget, impact_replay)
     from .guarded_runs import last_run_runtime_findings
 
-    guarded, guarded_note = last_run_runtime_findings(user_ns)  # what the run panel showed is a finding here too
+    # what the run panel showed is a finding here too; its cell named as the run panel names it
+    guarded, guarded_note = last_run_runtime_findings(user_ns, places)
     guarded = [f for f in guarded if f.rule_id not in {x.rule_id for x in live}]
     audit = build_audit(
         [report],
@@ -217,16 +329,18 @@ def run_outcome(data: dict[str, Any]) -> str | None:
 
 
 def audit_run_dict(
-    data: dict[str, Any], selection: Selection = Selection(), sources: list[str] | None = None
+    data: dict[str, Any], selection: Selection = Selection(), sources: list[str] | None = None, shell: Any = None
 ) -> AuditReport:
     """Review a guarded run: its findings (runtime and static, as the run recorded them). When the session's code
     is given (`In[1:]`, what the run's static checks saw) it is analysed for the descriptive facts and for the list
-    of static rules that ran; its findings are not added twice."""
+    of static rules that ran; its findings are not added twice. `shell` (default: this kernel's) locates its cells
+    in the saved notebook."""
     findings = [Finding.from_dict(f) for f in data["findings"]]
     reports: list[Report] = []
     signals = Signals()
     if sources:
-        report, signals = analyze_session(sources, selection=selection)
+        report, signals = analyze_session(sources, selection=selection,
+                                          shell=shell if shell is not None else _current_shell())
         report.findings = []
         reports.append(report)
     summary = {k: v for k, v in data.items() if k != "findings" and isinstance(v, (str, int, float, bool))}
