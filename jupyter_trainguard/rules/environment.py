@@ -162,7 +162,18 @@ def dependencies_not_pinned(ctx: NotebookContext) -> Iterator[Hit]:
     found, dirs = pinning(folder, root)
     if found is not None:
         return
-    name = Path(ctx.path).name if Path(ctx.path).is_file() else "this notebook"
+    name = Path(ctx.path).name if Path(ctx.path).is_file() else _live_notebook_name()
     yield Hit(None, None, f"No pinned requirements or lockfile found next to `{name}` or above it (searched "
                           f"{len(dirs)} folder(s) up to `{dirs[-1].name or dirs[-1]}`).",
               evidence={"searched": [str(d) for d in dirs], "project": str(dirs[-1])})
+
+
+def _live_notebook_name() -> str:
+    """The live session's notebook file, when the kernel was told it."""
+    import sys
+
+    from ..session_cells import notebook_path
+
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    path = notebook_path(shell) if shell is not None else None
+    return Path(path).name if path else "this notebook"

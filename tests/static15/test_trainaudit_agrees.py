@@ -86,3 +86,14 @@ def test_runtime_finding_of_the_guarded_run_is_a_review_finding(tmp_path, monkey
     split = next(p for p in review["parts"] if p["key"] == "split")
     assert split["status"] == "issues"
     assert any("from the last %%guarded_train run" in n for n in review["notes"])
+
+
+def test_env001_in_the_kernel_names_the_notebook_it_was_told(tmp_path, monkeypatch):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / ".git").mkdir()
+    write_nb(folder / "train.ipynb", CELLS)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(folder / "train.ipynb"))  # what ipykernel is told by the server
+    review, _ = _kernel_review(folder, monkeypatch)
+    env = next(f for f in review["findings"] if f["rule_id"] == "ENV001")
+    assert "next to `train.ipynb`" in env["message"] and "this notebook" not in env["message"]
