@@ -74,6 +74,13 @@ def to_python(source: str) -> tuple[str | None, list[int], str | None]:
 
 
 def _to_python(source: str) -> tuple[str | None, list[int], str | None]:
+    exported = _exported_cell_magic(source) if "run_cell_magic" in source else None
+    if exported is not None:  # `%%time` as a script export writes it: the body is the string argument
+        name, body, line = exported
+        if name not in PYTHON_BODY_MAGICS:
+            return None, [], name
+        code, line_map, _ = _to_python(body)
+        return code, [line] * len(line_map), name
     magic, body, offset = split_cell_magic(source)
     if magic is not None and magic not in PYTHON_BODY_MAGICS:
         return None, [], magic
@@ -99,6 +106,27 @@ def _to_python(source: str) -> tuple[str | None, list[int], str | None]:
     if new_lines != n_lines:  # continuation lines were merged: keep the map monotone and in range
         line_map = [line_map[min(i, n_lines - 1)] for i in range(new_lines)]
     return transformed, line_map, magic
+
+
+def _exported_cell_magic(source: str) -> tuple[str, str, int] | None:
+    """(magic name, body, 1-based line) when the cell is one `get_ipython().run_cell_magic('time', '', "...")`
+    statement, the form `jupyter nbconvert --to script` and IPython's own exports give a `%%magic` cell."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    call = tree.body[0].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"
+            and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)
+            and call.func.value.func.id == "get_ipython" and len(call.args) == 3 and not call.keywords):
+        return None
+    if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args):
+        return None
+    return call.args[0].value, call.args[2].value, call.lineno
 
 
 def _dedent_first_line(code: str) -> str:

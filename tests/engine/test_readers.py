@@ -180,3 +180,28 @@ def test_execution_order_uses_counts_and_flags_out_of_order(tmp_path):
 def test_partial_counts_fall_back_to_document_order(tmp_path):
     p = write_notebook(tmp_path / "p.ipynb", ["a = 1", "b = a", "c = b"], counts=[2, None, 1])
     assert [c.index for c in load_notebook(p).execution_order()] == [0, 1, 2]
+
+
+def test_a_cell_magic_as_script_exports_write_it_is_read_as_its_body():
+    from jupyter_trainguard.notebook.ipython_syntax import to_python
+
+    exported = ("get_ipython().run_cell_magic('time', '', \"m = Ridge().fit(X, y)\\nprint(m.score(X_te, y_te))\\n\")")
+    code, line_map, magic = to_python(exported)
+    assert magic == "time" and code.splitlines() == ["m = Ridge().fit(X, y)", "print(m.score(X_te, y_te))"]
+    assert set(line_map) == {1}  # the body's lines are all on the call's line
+    assert to_python("get_ipython().run_cell_magic('bash', '', 'ls -l\\n')")[0] is None  # not Python
+    # a call inside other code is an ordinary statement, kept as written
+    mixed = "x = 1\nget_ipython().run_cell_magic('time', '', 'y = 2\\n')"
+    assert to_python(mixed)[0] == mixed
+
+
+def test_a_script_exported_timed_cell_is_analysed():
+    from jupyter_trainguard.engine import analyze_sources
+
+    head = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+            "from sklearn.linear_model import LinearRegression\ndf = pd.read_csv('d.csv')\n"
+            "X, y = df.drop(columns='t'), df['t']\nreg = LinearRegression().fit(X, y)")
+    timed = ("get_ipython().run_cell_magic('time', '', \"X_tr, X_te, y_tr, y_te = train_test_split(X, y)\\n"
+             "print(reg.score(X_te, y_te))\\n\")")
+    report = analyze_sources([head, timed])
+    assert "LEAK003" in {f.rule_id for f in report.findings}
