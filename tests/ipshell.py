@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from IPython.core.interactiveshell import InteractiveShell
+from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
 from traitlets.config import Config
 
 
@@ -55,3 +55,21 @@ def close_widgets() -> None:
             widget.close()
         except Exception:  # noqa: BLE001 - a comm already gone: forget it so __del__ does not retry
             widget.comm = None
+
+
+def run_with_id(shell, src: str, cell_id: str, ok: bool = True):
+    """Run a cell as ipykernel does for a frontend that sends cell ids (info.cell_id on pre_run_cell)."""
+    ip = shell.ip
+    original = ip.events.trigger
+
+    def trigger(event, *args, **kwargs):
+        if event == "pre_run_cell" and args and isinstance(args[0], ExecutionInfo):
+            info = args[0]
+            args = (ExecutionInfo(info.raw_cell, info.store_history, info.silent, info.shell_futures, cell_id),)
+        return original(event, *args, **kwargs)
+
+    ip.events.trigger = trigger
+    try:
+        return shell.run(src, ok=ok)
+    finally:
+        ip.events.trigger = original

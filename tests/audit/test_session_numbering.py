@@ -12,10 +12,10 @@ import re
 
 import nbformat
 import pytest
-from IPython.core.interactiveshell import ExecutionInfo
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from jupyter_trainguard.display import RUN_MIME
+from tests.ipshell import run_with_id
 from tests.numbering.kernel import run_like_lab
 from tests.numbering.notebooks import IMPORTS, KERNELSPEC
 
@@ -108,24 +108,6 @@ def test_corrected_syntax_error_leaves_no_nb001(ran):
     passed = {rid for part in review["parts"] for rid in part["passed"]}
     assert "NB001" in passed and "Syntax error" not in stdout_of(nb.cells[7])
     assert review["cells"] and all(key.startswith(review["subject"] + "#") for key in review["cells"])
-
-
-def run_with_id(shell, src, cell_id, ok=True):
-    """Run a cell as ipykernel does for a frontend that sends cell ids (info.cell_id on pre_run_cell)."""
-    ip = shell.ip
-    original = ip.events.trigger
-
-    def trigger(event, *args, **kwargs):
-        if event == "pre_run_cell" and args and isinstance(args[0], ExecutionInfo):
-            info = args[0]
-            args = (ExecutionInfo(info.raw_cell, info.store_history, info.silent, info.shell_futures, cell_id),)
-        return original(event, *args, **kwargs)
-
-    ip.events.trigger = trigger
-    try:
-        return shell.run(src, ok=ok)
-    finally:
-        ip.events.trigger = original
 
 
 def review_rules(shell) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from IPython.core.interactiveshell import ExecutionInfo
+from tests.ipshell import run_with_id
 
 BROKEN = "%%guarded_train\nimport numpy as np\nw = np.ones(3\n"
 FIXED = "%%guarded_train\nimport numpy as np\nw = np.ones(3)\n"
@@ -35,24 +35,6 @@ def test_refused_cell_is_not_part_of_the_session(shell):
     assert shell.last.status == "refused"
     shell.run("%%guarded_train --strict\nz = 3")
     assert shell.last.status == "ok" and shell.ns["z"] == 3
-
-
-def run_with_id(shell, src, cell_id, ok=True):
-    """Run a cell as ipykernel does for a frontend that sends cell ids (info.cell_id on pre_run_cell)."""
-    ip = shell.ip
-    original = ip.events.trigger
-
-    def trigger(event, *args, **kwargs):
-        if event == "pre_run_cell" and args and isinstance(args[0], ExecutionInfo):
-            info = args[0]
-            args = (ExecutionInfo(info.raw_cell, info.store_history, info.silent, info.shell_futures, cell_id),)
-        return original(event, *args, **kwargs)
-
-    ip.events.trigger = trigger
-    try:
-        return shell.run(src, ok=ok)
-    finally:
-        ip.events.trigger = original
 
 
 def test_with_cell_ids_a_rerun_replaces_its_earlier_version(shell):
