@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,6 +17,22 @@ from .. import rng_states
 GIB = 1 << 30
 DEFAULT_MEMORY = GIB
 DEFAULT_AUDIT_SECONDS = 30.0  # %trainaudit --impact without a cell time to scale from
+_MEMORY: contextvars.ContextVar[int | None] = contextvars.ContextVar("trainguard_impact_memory", default=None)
+
+
+@contextlib.contextmanager
+def memory_limit(memory_bytes: int | None) -> Iterator[None]:
+    """The memory budget of the impact measurements started inside (None: the default, 1 GiB)."""
+    token = _MEMORY.set(memory_bytes)
+    try:
+        yield
+    finally:
+        _MEMORY.reset(token)
+
+
+def default_memory() -> int:
+    value = _MEMORY.get()
+    return DEFAULT_MEMORY if value is None else value
 
 
 def default_seconds(cell_seconds: float | None) -> float:
@@ -40,7 +59,7 @@ class Budget:
     ) -> Budget:
         return cls(
             seconds if seconds is not None else default_seconds(cell_seconds),
-            memory_bytes if memory_bytes is not None else DEFAULT_MEMORY,
+            memory_bytes if memory_bytes is not None else default_memory(),
             cell_seconds,
         )
 
@@ -73,14 +92,29 @@ def nbytes(value: Any) -> int:
 
 
 @contextlib.contextmanager
+def private_folder() -> Iterator[str]:
+    """Work in a temporary folder and come back: whatever a refit writes by relative path (a joblib cache, a
+    model dump, a log) lands there and is removed, never in the user's working folder."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="trainguard-impact-") as tmp:
+        os.chdir(tmp)
+        try:
+            yield tmp
+        finally:
+            os.chdir(here)
+
+
+@contextlib.contextmanager
 def isolated() -> Iterator[None]:
     """Global random/NumPy/torch RNG states restored afterwards; MLflow autologging off while inside (a refit
-    must not log runs into the user's experiments); warnings and prints of the refits kept out of the cell."""
+    must not log runs into the user's experiments); the working folder a temporary one (a refit must not write
+    the user's files); warnings and prints of the refits kept out of the cell."""
     import io
     import warnings
 
     saved = rng_states.capture()
     with contextlib.ExitStack() as stack:
+        stack.enter_context(private_folder())
         if "mlflow" in sys.modules:
             try:
                 from mlflow.utils.autologging_utils import disable_autologging

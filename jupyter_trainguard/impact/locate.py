@@ -10,7 +10,7 @@ from .metric import metric_name, reported_value
 from .scene import FitCall, Scene, ScoreCall
 
 EVAL_ROLES = {"test": 0, "val": 1}
-DEEP_LEARNING = ("torch", "tensorflow", "keras", "jax", "flax")
+DEEP_LEARNING = ("torch", "tensorflow", "keras", "tf_keras", "jax", "flax", "skorch", "scikeras")
 
 
 class NotMeasurable(Exception):

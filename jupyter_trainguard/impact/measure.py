@@ -64,15 +64,21 @@ def measure_findings(
             except Exception as exc:  # noqa: BLE001
                 f.evidence["impact"] = not_measured(f"the objects could not be read ({type(exc).__name__})")
                 continue
-            f.evidence["impact"] = _measure_one(f, setup, user_ns, budget, records, index)
+            f.evidence["impact"] = _measure_one(f, setup, user_ns, budget, records, index, sources)
     return list({id(r): r for f in leaks for r in [f.evidence["impact"]]}.values())
 
 
 def _measure_one(
-    f: Finding, setup: Setup, ns: dict[str, Any], budget: Budget, records: dict[str, dict[str, Any]], index: int
+    f: Finding,
+    setup: Setup,
+    ns: dict[str, Any],
+    budget: Budget,
+    records: dict[str, dict[str, Any]],
+    index: int,
+    sources: list[str] | None = None,
 ) -> dict[str, Any]:
     try:
-        plan: Plan = plan_for(f, setup, ns)
+        plan: Plan = plan_for(f, setup, ns, budget, sources)
     except SameAs:
         same = [r for k, r in records.items() if k.startswith(f"{index}:target:") and r.get("status") == "measured"]
         return (

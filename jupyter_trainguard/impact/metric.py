@@ -98,7 +98,13 @@ def change_text(sc: ScoreCall, before: float, after: float) -> str:
         return f"{'−' if d < 0 else '+'}{pts:.1f} points" if pts >= 0.1 else f"{'−' if d < 0 else '+'}{pts:.2g} points"
     if before == 0:
         return f"{'−' if d < 0 else '+'}{abs(d):.4g}"
-    return f"{'−' if d < 0 else '+'}{abs(d / before) * 100:.1f}%"
+    return relative(d, before)
+
+
+def relative(d: float, before: float) -> str:
+    """'+12.5%'; a change under 0.05% keeps two significant digits ('−0.0012%'), never '−0.0%'."""
+    pct = abs(d / before) * 100
+    return f"{'−' if d < 0 else '+'}{pct:.1f}%" if pct >= 0.05 else f"{'−' if d < 0 else '+'}{pct:.2g}%"
 
 
 def reported_value(sc: ScoreCall, user_ns: dict[str, Any]) -> float | None:

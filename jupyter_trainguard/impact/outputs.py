@@ -104,7 +104,11 @@ def change_words(label: str, before: float, after: float) -> str:
     if 0 <= before <= 1 and 0 <= after <= 1 and not LOWER_WORDS.search(label):
         pts = abs(d) * 100
         return f"{sign}{pts:.1f} points" if pts >= 0.1 else f"{sign}{pts:.2g} points"
-    return f"{sign}{abs(d / before) * 100:.1f}%" if before else f"{sign}{abs(d):.4g}"
+    if not before:
+        return f"{sign}{abs(d):.4g}"
+    from .metric import relative
+
+    return relative(d, before)
 
 
 def compare(before: list[list[Metric]], after: list[list[Metric]], tol: float = 1e-12) -> list[dict[str, Any]]:

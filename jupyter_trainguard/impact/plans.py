@@ -11,12 +11,14 @@
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..findings import Finding
+from .budget import Budget
 from .locate import NotMeasurable, Setup, n_rows, take, width
 
 EVAL_KEYWORDS = ("eval_set", "validation_data", "valid_sets", "eval_dataset", "validation_set")
@@ -120,9 +122,28 @@ def _positions(rows_hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray | None
     return order[pos]
 
 
-def preprocessing_plan(s: Setup, ns: dict[str, Any], finding: Finding) -> Plan:
+def _fitted_on(tname: str, finding: Finding, sources: list[str]) -> list[str]:
+    """The frames the executed code fitted transformer `tname` on (`tname.fit(X_raw)`, `.fit_transform(X_raw)`),
+    the finding's own `fitted_on` first, the latest call before earlier ones."""
+    import re
+
+    named = [str(finding.evidence["fitted_on"])] if finding.evidence.get("fitted_on") else []
+    pattern = re.compile(rf"\b{re.escape(tname)}\s*\.\s*fit(?:_transform)?\s*\(\s*([A-Za-z_]\w*)")
+    for src in reversed(sources):
+        named += list(reversed(pattern.findall(src)))
+    return list(dict.fromkeys(named))
+
+
+def preprocessing_plan(
+    s: Setup, ns: dict[str, Any], finding: Finding, budget: Budget | None = None, sources: list[str] | None = None
+) -> Plan:
+    """A clone of the transformer refitted on the training rows of the raw frame behind the split parts. The raw
+    frame is searched for within the budget: first the frame the executed code fitted the transformer on, then the
+    other frames of the namespace with its width, largest first."""
     if hasattr(s.model, "steps") or hasattr(s.model, "transformers"):
         return overlap_plan(s)  # a Pipeline fitted on the evaluation rows: refit it without them
+    import time
+
     from ..runtime.hashing import Unhashable
 
     n_fit = n_rows(s.xa)
@@ -139,39 +160,52 @@ def preprocessing_plan(s: Setup, ns: dict[str, Any], finding: Finding) -> Plan:
         ha, he = fingerprints(s.xa), fingerprints(s.xe)
     except (Unhashable, TypeError, ValueError) as exc:
         raise NotMeasurable(f"the rows of {s.fit.x} cannot be hashed ({type(exc).__name__})") from None
+    pairs = []
     for tname, t in candidates:
-        for rname, raw in _raw_candidates(ns, t.n_features_in_, n_fit):
-            if rname in (s.fit.x, s.score.x):
-                continue
-            try:
-                transformed = t.transform(raw.copy())
-                hr = fingerprints(transformed)
-            except Exception:  # noqa: BLE001 - a frame this transformer cannot read
-                continue
-            pa, pe = _positions(hr, ha), _positions(hr, he)
-            if pa is None or pe is None:
-                continue
-            from sklearn.base import clone
+        hints = _fitted_on(tname, finding, sources or [])
+        raws = [kv for kv in _raw_candidates(ns, t.n_features_in_, n_fit) if kv[0] not in (s.fit.x, s.score.x)]
+        raws.sort(key=lambda kv: hints.index(kv[0]) if kv[0] in hints else len(hints))  # stable: size order kept
+        pairs += [(tname, t, rname, raw) for rname, raw in raws]
+    slowest = 0.0
+    for tried, (tname, t, rname, raw) in enumerate(pairs):
+        if budget is not None and not budget.allows(slowest):
+            raise NotMeasurable(
+                f"the budget was spent on finding the raw rows behind {s.fit.x} and {s.score.x} ({tried} of "
+                f"{len(pairs)} candidate frames tried in {budget.elapsed():.1f} s of a {budget.seconds:.1f} s "
+                "budget; --impact-budget gives it more time)"
+            )
+        t0 = time.perf_counter()
+        try:
+            transformed = t.transform(raw.copy())
+            hr = fingerprints(transformed)
+        except Exception:  # noqa: BLE001 - a frame this transformer cannot read
+            continue
+        finally:
+            slowest = max(slowest, time.perf_counter() - t0)
+        pa, pe = _positions(hr, ha), _positions(hr, he)
+        if pa is None or pe is None:
+            continue
+        from sklearn.base import clone
 
-            label = (
-                f"{tname} ({type(t).__name__}) refitted on the {len(pa)} training rows of {rname} only, "
-                f"{s.model_name} refitted on its output"
-            )
-            return Plan(
-                f"prep:{tname}:{rname}",
-                label,
-                take(raw, pa),
-                s.ya,
-                take(raw, pe),
-                s.ye,
-                prep=clone(t),
-                rows={
-                    "fit": len(pa),
-                    "eval": len(pe),
-                    "transformer_saw": int(np.max(getattr(t, "n_samples_seen_", 0))),
-                },
-                objects=[tname, rname, *s.objects()],
-            )
+        label = (
+            f"{tname} ({type(t).__name__}) refitted on the {len(pa)} training rows of {rname} only, "
+            f"{s.model_name} refitted on its output"
+        )
+        return Plan(
+            f"prep:{tname}:{rname}",
+            label,
+            take(raw, pa),
+            s.ya,
+            take(raw, pe),
+            s.ye,
+            prep=clone(t),
+            rows={
+                "fit": len(pa),
+                "eval": len(pe),
+                "transformer_saw": int(np.max(getattr(t, "n_samples_seen_", 0))),
+            },
+            objects=[tname, rname, *s.objects()],
+        )
     raise NotMeasurable(
         f"the raw rows behind {s.fit.x} and {s.score.x} were not found in the namespace (no frame "
         "whose transformed rows are exactly theirs)"
@@ -241,9 +275,56 @@ def _callable_ok(func: ast.expr, ns: dict[str, Any]) -> bool:
     return (getattr(target, "__module__", None) or "").split(".")[0] in CALLABLE_MODULES
 
 
+def _library_object(value: Any) -> bool:
+    """A module, or a class/function an ML library defines (a callback factory): used, never copied."""
+    import types
+
+    if isinstance(value, types.ModuleType):
+        return value.__name__.split(".")[0] in CALLABLE_MODULES
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return (getattr(value, "__module__", None) or "").split(".")[0] in CALLABLE_MODULES
+    return False
+
+
+def _user_callable(value: Any, depth: int = 0) -> str | None:
+    """What in a (copied) keyword value would run the notebook's own code or write into its objects: a function
+    or method of the notebook, an object of a notebook class that is called, a library closure (deepcopy keeps
+    closures shared). None when there is none."""
+    import types
+
+    if depth > 3:
+        return None
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return next((w for v in value if (w := _user_callable(v, depth + 1))), None)
+    if isinstance(value, dict):
+        return next((w for v in value.values() if (w := _user_callable(v, depth + 1))), None)
+    module = (getattr(value, "__module__", None) or "").split(".")[0]
+    if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
+        if module not in CALLABLE_MODULES:
+            return "a function of the notebook"
+        if getattr(value, "__closure__", None) or isinstance(value, types.MethodType):
+            return f"a {module} callback that keeps references to the notebook's objects"
+        return None
+    if (
+        callable(value)
+        and not isinstance(value, type)
+        and (type(value).__module__ or "").split(".")[0]
+        not in (
+            *CALLABLE_MODULES,
+            "builtins",
+        )
+    ):
+        return f"a {type(value).__name__} object of the notebook that is called during the fit"
+    return None
+
+
 def evaluate_kwargs(kwargs: dict[str, ast.expr], ns: dict[str, Any]) -> dict[str, Any]:
     """The fit keywords' values: names, literals, containers and calls of ML-library factories (callbacks) only;
-    anything else would have to run user code, and is refused."""
+    anything else would have to run user code, and is refused. Every value taken from the namespace is a deep
+    copy (a callback filling a dict of the notebook fills a copy); a keyword holding a function or callable object
+    of the notebook is refused, since a refit would run it."""
+    import copy
+
     out = {}
     for key, expr in kwargs.items():
         tree = ast.Expression(expr)
@@ -252,7 +333,29 @@ def evaluate_kwargs(kwargs: dict[str, ast.expr], ns: dict[str, Any]) -> dict[str
             _callable_ok(n.func, ns) for n in nodes if isinstance(n, ast.Call)
         ):
             raise NotMeasurable(f"the fit keyword {key}= is not a plain expression (it would have to be run)")
-        out[key] = eval(compile(ast.fix_missing_locations(tree), "<impact>", "eval"), {"__builtins__": {}}, ns)
+        local: dict[str, Any] = {}
+        for name in dict.fromkeys(n.id for n in nodes if isinstance(n, ast.Name)):
+            if name not in ns:
+                continue
+            value = ns[name]
+            if _library_object(value):
+                local[name] = value
+                continue
+            problem = _user_callable(value)
+            if problem:
+                raise NotMeasurable(f"the fit keyword {key}= holds {name}, {problem} (a refit would run it)")
+            try:
+                local[name] = copy.deepcopy(value)
+            except Exception as exc:  # noqa: BLE001 - locks, open files, generators, ...
+                raise NotMeasurable(
+                    f"the fit keyword {key}= holds {name}, which cannot be copied ({type(exc).__name__}); a refit "
+                    "would change the notebook's object"
+                ) from None
+        value = eval(compile(ast.fix_missing_locations(tree), "<impact>", "eval"), {"__builtins__": {}}, local)
+        problem = _user_callable(value)
+        if problem:
+            raise NotMeasurable(f"the fit keyword {key}= holds {problem} (a refit would run it)")
+        out[key] = value
     return out
 
 
@@ -296,7 +399,9 @@ def eval_set_plan(s: Setup, ns: dict[str, Any]) -> Plan:
     )
 
 
-def plan_for(finding: Finding, s: Setup, ns: dict[str, Any]) -> Plan:
+def plan_for(
+    finding: Finding, s: Setup, ns: dict[str, Any], budget: Budget | None = None, sources: list[str] | None = None
+) -> Plan:
     """The honest-refit plan for one leak finding; NotMeasurable when this kind of leak cannot be refitted."""
     cat = finding.category
     if cat == "leakage.overlap":
@@ -306,7 +411,7 @@ def plan_for(finding: Finding, s: Setup, ns: dict[str, Any]) -> Plan:
     if cat == "leakage.preprocessing":
         if finding.evidence.get("kind") == "statistic":
             raise SameAs("leakage.target")
-        return preprocessing_plan(s, ns, finding)
+        return preprocessing_plan(s, ns, finding, budget, sources)
     if cat == "leakage.multi-test":
         return eval_set_plan(s, ns)
     raise NotMeasurable(f"no refit is defined for {cat} findings")

@@ -7,6 +7,8 @@ between seeds is reported as "no measurable effect" rather than sold as leakage.
 
 from __future__ import annotations
 
+import math
+import numbers
 import statistics
 import time
 from typing import Any
@@ -27,13 +29,33 @@ def unseeded_params(est: Any) -> list[str]:
         params = est.get_params(deep=True)
     except Exception:  # noqa: BLE001
         return []
-    return [k for k, v in params.items() if k.split("__")[-1] == "random_state" and not isinstance(v, int)]
+    return [
+        k
+        for k, v in params.items()
+        if k.split("__")[-1] == "random_state" and not (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+    ]
+
+
+def cache_params(est: Any) -> list[str]:
+    """Parameters named *memory that hold a cache (a folder or a joblib.Memory): a clone fitted with them would
+    write into the user's cache folder."""
+    try:
+        params = est.get_params(deep=True)
+    except Exception:  # noqa: BLE001
+        return []
+    return [k for k, v in params.items() if k.split("__")[-1] == "memory" and v is not None]
 
 
 def _clone(est: Any, seed: int | None) -> Any:
+    """A clone without caches (memory=None at any depth), seeded with `seed` where the original is unseeded."""
     from sklearn.base import clone
 
     c = clone(est)
+    for _ in range(4):  # a cache inside a step appears once the outer one is replaced; nesting is shallow
+        caches = cache_params(c)
+        if not caches:
+            break
+        c.set_params(**{k: None for k in caches})
     if seed is not None:
         params = {k: seed for k in unseeded_params(c)}
         if params:
@@ -97,9 +119,11 @@ def measure_plan(s: Setup, plan: Plan, budget: Budget, ns: dict[str, Any]) -> di
         raise NotMeasurable(f"the fit call passes {', '.join(base_kwargs)}= aligned with rows that the refit drops")
     copies = 2 * sum(nbytes(v) for v in (plan.fit_x, plan.fit_y, plan.eval_x, s.xa, s.xe))
     if copies > budget.memory_bytes:
+        from ..runtime.oom import fmt_bytes
+
         raise NotMeasurable(
-            f"the copies would take about {copies / 2**20:.0f} MiB, over the memory budget "
-            f"{budget.memory_bytes / 2**20:.0f} MiB"
+            f"the copies would take about {fmt_bytes(copies)}, over the memory budget {fmt_bytes(budget.memory_bytes)} "
+            "(--impact-memory SIZE)"
         )
     random = (
         bool(unseeded_params(s.model)) or plan.random or (plan.prep is not None and bool(unseeded_params(plan.prep)))
@@ -121,7 +145,7 @@ def measure_plan(s: Setup, plan: Plan, budget: Budget, ns: dict[str, Any]) -> di
             last = max(last, time.perf_counter() - t)  # the slowest fit so far predicts the next
     if not honest:
         raise OverBudget(f"one refit is expected to take about {guess:.1f} s, over the {budget.seconds:.1f} s budget")
-    return result(s, plan, seeds, honest, leaky, budget, time.perf_counter() - t0)
+    return result(s, plan, seeds, honest, leaky, budget, time.perf_counter() - t0, fit_seconds=last)
 
 
 def result(
@@ -132,6 +156,7 @@ def result(
     leaky: list[float],
     budget: Budget,
     seconds: float,
+    fit_seconds: float | None = None,
 ) -> dict[str, Any]:
     sc = s.score
     reported = s.reported if s.reported is not None else _recomputed(s)
@@ -170,8 +195,16 @@ def result(
         "seconds": round(seconds, 3),
         "budget_s": round(budget.seconds, 3),
     }
+    if verdict == "undetermined":
+        rec["budget_for_3_seeds_s"] = seeds_budget(fit_seconds if fit_seconds else seconds / max(1, len(honest)))
     rec["summary"] = summary(rec, sc)
     return rec
+
+
+def seeds_budget(fit_seconds: float) -> int:
+    """The --impact-budget (whole seconds) that allows 3 seeds: 6 refits (with and without the leak, 3 seeds),
+    each allowed SAFETY x the slowest fit seen: about 6x the fit time."""
+    return max(1, math.ceil(len(SEEDS) * 2 * SAFETY * max(0.0, fit_seconds)))
 
 
 def _recomputed(s: Setup) -> float:
@@ -195,4 +228,8 @@ def summary(rec: dict[str, Any], sc: Any) -> str:
         text += ": no measurable effect" + (" (within the seed spread)" if rec["spread"] else "")
     elif rec["verdict"] == "undetermined":
         text += ": the budget allowed one seed only, so noise is not separated from the leak"
+        if rec.get("budget_for_3_seeds_s"):
+            text += (
+                f" (3 seeds need about {rec['budget_for_3_seeds_s']} s: --impact-budget {rec['budget_for_3_seeds_s']})"
+            )
     return text

@@ -18,8 +18,9 @@ from .measure import is_leak
 NAME = "trainguard-session-replay.ipynb"
 
 
-def replay_session(raw_sources: list[str], folder: Path, timeout: int) -> Any:
-    """The `Verified` result of the session's cells (as typed) replayed before and after the fixes."""
+def replay_session(raw_sources: list[str], folder: Path, timeout: int, deadline_s: float | None = None) -> Any:
+    """The `Verified` result of the session's cells (as typed) replayed before and after the fixes: each cell
+    within `timeout` seconds, all of it (both kernels) within `deadline_s`."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
@@ -30,16 +31,17 @@ def replay_session(raw_sources: list[str], folder: Path, timeout: int) -> Any:
     with tempfile.TemporaryDirectory(prefix="trainguard-replay-") as tmp:
         path = Path(tmp) / NAME
         nbformat.write(nb, path)
-        return verify_notebook(str(path), unsafe=True, timeout=timeout, inputs=folder)
+        return verify_notebook(str(path), unsafe=True, timeout=timeout, inputs=folder, deadline_s=deadline_s)
 
 
 def attach_replay(findings: list[Finding], raw_sources: list[str], folder: Path, seconds: float) -> dict[str, Any]:
-    """Replay once; the record goes to every leak finding left unmeasured whose rule a fix changed."""
+    """Replay once, within `seconds` overall (kernel starts and every cell of both versions); the record goes to
+    every leak finding left unmeasured whose rule a fix changed."""
     waiting = [f for f in findings if is_leak(f) and (f.evidence.get("impact") or {}).get("status") != "measured"]
     if not waiting:
         return {}
     t0 = time.perf_counter()
-    result = replay_session(raw_sources, folder, timeout=max(10, int(seconds)))
+    result = replay_session(raw_sources, folder, timeout=max(1, int(seconds)), deadline_s=seconds)
     took = round(time.perf_counter() - t0, 2)
     fixed_rules = {fx["rule_id"] for fx in result.fixes}
     changed = [m for m in result.metrics if m["verdict"] != "unchanged"]

@@ -1,15 +1,14 @@
 """`trainguard fix --verify`: run a notebook before and after its fixes in a real kernel, on copies, and report
 the metrics that changed, cell by cell. The user's notebook, folder and tracking server are never touched: both
-versions run in a temporary copy of the notebook's folder, with MLflow pointed at the copy and W&B disabled."""
+versions run in a temporary copy of the notebook's folder, with MLflow pinned to a sqlite store in the copy (the
+notebook's own tracking URI is ignored) and W&B disabled."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,37 +109,146 @@ def copy_folder(nb_path: Path, dest: Path, inputs: Path | None = None) -> tuple[
     return dest / nb_path.name, note
 
 
-@contextlib.contextmanager
-def _private_tracking(folder: Path) -> Iterator[None]:
-    """The kernels inherit an environment that logs MLflow runs into the copy and keeps W&B offline."""
-    saved = {k: os.environ.get(k) for k in ("MLFLOW_TRACKING_URI", "WANDB_MODE")}
-    os.environ["MLFLOW_TRACKING_URI"] = (folder / "mlruns").as_uri()
-    os.environ["WANDB_MODE"] = "disabled"
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
+PIN_STARTUP = """# trainguard fix --verify: tracking pinned to a private store in the notebook's temporary copy.
+import importlib.abc as _abc
+import os as _os
+import sys as _sys
+
+
+def _trainguard_pin():
+    uri = _os.environ["TRAINGUARD_PINNED_MLFLOW_URI"]
+
+    def mlflow_pinned(mod):
+        try:
+            from mlflow.tracking._tracking_service import utils
+        except Exception:
+            return
+        real_set = utils.set_tracking_uri
+
+        def set_tracking_uri(_uri=None, *args, **kwargs):  # the notebook's own URI is ignored
+            real_set(uri)
+
+        def resolve(tracking_uri=None):  # MlflowClient("...") and friends
+            return uri
+
+        for name in ("mlflow", "mlflow.tracking", "mlflow.tracking._tracking_service.utils"):
+            m = _sys.modules.get(name)
+            if m is not None and hasattr(m, "set_tracking_uri"):
+                m.set_tracking_uri = set_tracking_uri
+        for name in ("mlflow.tracking._tracking_service.utils", "mlflow.tracking.fluent", "mlflow.tracing.client",
+                     "mlflow.models.model"):
+            m = _sys.modules.get(name)
+            if m is not None and hasattr(m, "_resolve_tracking_uri"):
+                m._resolve_tracking_uri = resolve
+        real_set(uri)
+
+    def wandb_disabled(mod):
+        real_init = getattr(mod, "init", None)
+        if real_init is None:
+            return
+
+        def init(*args, **kwargs):
+            kwargs["mode"] = "disabled"
+            return real_init(*args, **kwargs)
+
+        mod.init = init
+
+    hooks = {"mlflow": mlflow_pinned, "wandb": wandb_disabled}
+
+    class Pin(_abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name not in hooks:
+                return None
+            for finder in _sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
             else:
-                os.environ[k] = v
+                return None
+            loader = spec.loader
+            real_exec = getattr(loader, "exec_module", None)
+            if real_exec is None:
+                return spec
+
+            def exec_module(module):
+                real_exec(module)
+                hooks[name](module)
+
+            loader.exec_module = exec_module
+            return spec
+
+    _sys.meta_path.insert(0, Pin())
+    for name, hook in hooks.items():
+        if name in _sys.modules:
+            hook(_sys.modules[name])
 
 
-def execute(path: Path, timeout: int, kernel_name: str) -> Any:
-    """Run the notebook at `path` top to bottom (errors recorded, not raised); the executed notebook."""
+_trainguard_pin()
+del _trainguard_pin
+"""
+
+
+def private_environment(folder: Path, ipython_dir: Path) -> dict[str, str]:
+    """The kernels' environment: MLflow logs into a sqlite store in the copy (pinned: the notebook's own
+    set_tracking_uri/MlflowClient URI is ignored), W&B disabled, IPython started from a private IPYTHONDIR whose
+    startup file does the pinning (the user's IPython profile, history and startup files are not used)."""
+    startup = ipython_dir / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-trainguard-pin-tracking.py").write_text(PIN_STARTUP, encoding="utf-8")
+    uri = f"sqlite:///{folder / 'mlflow.db'}"
+    env = dict(os.environ)
+    env.update(
+        {
+            "MLFLOW_TRACKING_URI": uri,
+            "TRAINGUARD_PINNED_MLFLOW_URI": uri,
+            "WANDB_MODE": "disabled",
+            "IPYTHONDIR": str(ipython_dir),
+        }
+    )
+    return env
+
+
+class OutOfTime(Exception):
+    """The overall deadline of a verification or replay passed."""
+
+
+def execute(path: Path, timeout: int, kernel_name: str, deadline: float | None = None) -> Any:
+    """Run the notebook at `path` top to bottom (errors recorded, not raised); the executed notebook. Each cell
+    gets `timeout` seconds, and no more than what is left before `deadline` (a time.monotonic() value)."""
     import nbformat
     from nbclient import NotebookClient
 
+    def left() -> float:
+        return float("inf") if deadline is None else deadline - time.monotonic()
+
     nb = nbformat.read(str(path), as_version=4)
+    if left() <= 1:
+        raise OutOfTime("no time left to start the kernel")
     client = NotebookClient(
         nb,
         timeout=timeout,
+        startup_timeout=int(max(1, min(60, left()))),
         kernel_name=kernel_name,
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},
     )
-    with _private_tracking(path.parent):
-        client.execute()
+    with tempfile.TemporaryDirectory(prefix="trainguard-ipython-") as ipython_dir:
+        env = private_environment(path.parent, Path(ipython_dir))
+        client.reset_execution_trackers()
+        with client.setup_kernel(env=env):
+            for index, cell in enumerate(nb.cells):
+                if left() <= 0:
+                    raise OutOfTime(f"the time ran out before cell {index + 1}")
+                client.timeout = int(max(1, min(timeout, left())))
+                try:
+                    client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+                except Exception as exc:
+                    if type(exc).__name__ == "CellTimeoutError" and left() <= 1:
+                        raise OutOfTime(f"the time ran out in cell {index + 1}") from None
+                    raise
+            client.set_widgets_metadata()
     return nb
 
 
@@ -153,14 +261,17 @@ def verify_notebook(
     selection: Any = None,
     config_file: str | None = None,
     inputs: Path | None = None,
+    deadline_s: float | None = None,
 ) -> Verified:
-    """Fix a copy, run the original and the fixed copy `runs` times each, and compare their metrics."""
+    """Fix a copy, run the original and the fixed copy `runs` times each, and compare their metrics; with
+    `deadline_s`, all of it within that many seconds (the replay's budget), else each cell within `timeout`."""
     from ..engine import Selection
     from ..fix.runner import fix_file
     from .outputs import compare, errors_of, metrics_of
 
     nb_path = Path(path).resolve()
     result = Verified(path=str(path), runs=runs)
+    deadline = None if deadline_s is None else time.monotonic() + deadline_s
     try:
         import nbclient  # noqa: F401
     except ImportError:
@@ -200,7 +311,10 @@ def verify_notebook(
             t0 = time.perf_counter()
             for _ in range(runs):
                 try:
-                    nb = execute(nb_file, timeout, kernel_name)
+                    nb = execute(nb_file, timeout, kernel_name, deadline)
+                except OutOfTime as exc:
+                    result.error = f"over the time budget of {deadline_s:.0f} s ({exc}, in the {side} run)"
+                    return result
                 except Exception as exc:  # noqa: BLE001 - timeouts, dead kernels: reported, not raised
                     result.error = f"the {side} run failed: {type(exc).__name__}: {str(exc)[:200]}"
                     return result

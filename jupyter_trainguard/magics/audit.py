@@ -15,7 +15,8 @@ from IPython.core.magic import Magics, line_magic, magics_class
 USAGE = (
     "%trainaudit [PATH ...] [--last] [--rerun CELL --metric NAME [--tol X] [--seed N]] "
     "[--checkpoint FILE] [--unsafe-load] [--format panel|md|json|html|text] [--out FILE] "
-    "[--select IDS] [--ignore IDS] [--no-log] [--no-hash] [--impact [--impact-budget SECONDS] [--replay]]"
+    "[--select IDS] [--ignore IDS] [--no-log] [--no-hash] "
+    "[--impact [--impact-budget SECONDS] [--impact-memory SIZE] [--replay]]"
 )
 
 
@@ -42,9 +43,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-hash", action="store_true")
     p.add_argument("--impact", action="store_true")
     p.add_argument("--impact-budget", type=float, default=None, metavar="SECONDS")
+    p.add_argument("--impact-memory", type=_size, default=None, metavar="SIZE")
     p.add_argument("--replay", action="store_true")
     p.add_argument("-h", "--help", action="store_true")
     return p
+
+
+def _size(text: str) -> int:
+    """'512MiB', '2GiB', ... -> bytes (argparse reports a ValueError as an invalid value)."""
+    from ..runtime.oom import parse_size
+
+    return parse_size(text)
+
+
+_size.__name__ = "size"  # argparse: "invalid size value: 'x'"
+
+
+def _impact_memory(args: argparse.Namespace, shell: Any) -> int | None:
+    """--impact-memory, else `%config TrainGuard.impact_memory` where that setting exists, else None (1 GiB)."""
+    if args.impact_memory is not None:
+        return args.impact_memory
+    settings = next((c for c in getattr(shell, "configurables", []) if type(c).__name__ == "TrainGuard"), None)
+    configured = getattr(settings, "impact_memory", "") or ""
+    if not configured:
+        return None
+    try:
+        return _size(configured)
+    except ValueError as exc:
+        raise UsageError(f"%trainaudit: TrainGuard.impact_memory: {exc}") from None
 
 
 def _format_for(out: str | None, fmt: str | None) -> str:
@@ -67,7 +93,8 @@ class TrainAuditMagics(Magics):
         """Review the training pipeline (reproducibility, split & leakage, temporal, checkpointing, tracking).
 
         `--impact` also refits clones of the live model without each leak found and reports the honest metric next
-        to the reported one (budget: `--impact-budget SECONDS`, default 30 s; 1 GiB of copies); `--replay` measures
+        to the reported one (budget: `--impact-budget SECONDS`, default 30 s; `--impact-memory SIZE` of copies, default
+        1 GiB or `%config TrainGuard.impact_memory`); `--replay` measures
         the leaks a refit cannot by replaying the session's cells with the fixes in a separate kernel, on copies."""
         try:
             args = build_parser().parse_args(shlex.split(line))
@@ -116,18 +143,21 @@ class TrainAuditMagics(Magics):
             from ..report.rerun import rerun_cell
 
             rerun = rerun_cell(self.shell, args.rerun, args.metric, tol=args.tol, seed=args.seed)
-        audit = review.audit_session(
-            ns,
-            selection,
-            rerun=rerun,
-            checkpoints=args.checkpoint,
-            unsafe_load=args.unsafe_load,
-            shell=self.shell,
-            hash_data=not args.no_hash,
-            impact=args.impact or args.impact_budget is not None or args.replay,
-            impact_budget=args.impact_budget,
-            impact_replay=args.replay,
-        )
+        from ..impact.budget import memory_limit
+
+        with memory_limit(_impact_memory(args, self.shell)):
+            audit = review.audit_session(
+                ns,
+                selection,
+                rerun=rerun,
+                checkpoints=args.checkpoint,
+                unsafe_load=args.unsafe_load,
+                shell=self.shell,
+                hash_data=not args.no_hash,
+                impact=args.impact or args.impact_budget is not None or args.impact_memory is not None or args.replay,
+                impact_budget=args.impact_budget,
+                impact_replay=args.replay,
+            )
         if not args.no_log:
             from ..report.mlflow_log import log_to_active_run
             from ..report.render import render_markdown

@@ -46,6 +46,9 @@ class TrainGuard(Configurable):
         help="After a successful cell, refit clones without each leak found and report the honest "
         "metric (within the impact budget).",
     ).tag(config=True)
+    impact_memory = Unicode(
+        "1GiB", help="Memory budget of the impact refits' copies, e.g. 512MiB (also %trainaudit --impact)."
+    ).tag(config=True)
 
 
 class GuardRefused(UsageError):
@@ -143,7 +146,13 @@ class GuardedTrainMagics(Magics):
         type=float,
         default=None,
         metavar="SECONDS",
-        help="Time budget of the impact refits (default: 2x the cell's own time + 2 s; memory 1 GiB).",
+        help="Time budget of the impact refits (default: 2x the cell's own time + 2 s).",
+    )
+    @argument(
+        "--impact-memory",
+        default=None,
+        metavar="SIZE",
+        help="Memory budget of the impact refits' copies (default 1 GiB or TrainGuard.impact_memory).",
     )
     @cell_magic
     def guarded_train(self, line: str, cell: str) -> None:
@@ -168,9 +177,10 @@ class GuardedTrainMagics(Magics):
 
         args = parse_argstring(self.guarded_train, line)
         opts = self._options(args)
+        impact_memory = self._impact_memory(args)
         run, error = run_guarded(self.shell, cell, opts)
         if error is None and self.settings.impact and not args.no_impact:
-            self._impact(cell, run, args.impact_budget)
+            self._impact(cell, run, args.impact_budget, impact_memory)
         quiet = args.quiet if args.quiet is not None else self.settings.quiet
         if not quiet or run.status == "refused":
             try:
@@ -191,12 +201,22 @@ class GuardedTrainMagics(Magics):
                 raise plain_syntax_error(error, user_traceback(error))
             raise error.with_traceback(user_traceback(error))
 
-    def _impact(self, cell: str, run: Any, seconds: float | None) -> None:
+    def _impact_memory(self, args: Any) -> int | None:
+        """--impact-memory, else `%config TrainGuard.impact_memory`, in bytes (a bad size fails the cell first)."""
+        from ..runtime.oom import parse_size
+
+        size = args.impact_memory or self.settings.impact_memory
+        try:
+            return parse_size(size) if size else None
+        except ValueError as exc:
+            raise UsageError(f"--impact-memory: {exc}") from None
+
+    def _impact(self, cell: str, run: Any, seconds: float | None, memory_bytes: int | None = None) -> None:
         """What each leak did to the reported metric (clones and copies only); a failure is a note, never raised."""
         try:
             from ..impact.session import measure_run
 
-            measure_run(self.shell, cell, run, seconds=seconds)
+            measure_run(self.shell, cell, run, seconds=seconds, memory_bytes=memory_bytes)
         except Exception as exc:  # noqa: BLE001 - the user's cell already ran; never fail it here
             run.notes.append(f"impact measurement failed: {type(exc).__name__}: {exc}")
 

@@ -77,6 +77,13 @@ def test_replay_measures_a_leak_whose_raw_rows_are_gone(shell, capsys, tmp_path)
         "model = LogisticRegression(C=0.01).fit(X_train, y_train)\n"
         "auc = roc_auc_score(y_test, model.predict_proba(X_test)[:, 1])\nprint(f'test ROC AUC: {auc:.6f}')"
     )
+    mlflow = pytest.importorskip("mlflow")
+    store = tmp_path / "tracking" / "mlflow.db"
+    store.parent.mkdir()
+    shell.run(  # the session logs into its own store; the replayed cells must not
+        f"import mlflow\nmlflow.set_tracking_uri('sqlite:///{store}')\n"
+        "with mlflow.start_run():\n    mlflow.log_metric('auc', auc)"
+    )
     capsys.readouterr()
     shell.run("%trainaudit --impact --format json --no-log --no-hash")
     rec = next(f for f in _findings(capsys) if f["rule_id"] == "LEAK001")["evidence"]["impact"]
@@ -88,6 +95,7 @@ def test_replay_measures_a_leak_whose_raw_rows_are_gone(shell, capsys, tmp_path)
     (metric,) = [m for m in rec["replay"]["metrics"] if m["label"] == "test ROC AUC"]
     assert metric["before"][0] == pytest.approx(shell.ns["auc"], abs=1e-6)  # the replay reproduces the session
     assert metric["after"][0] != metric["before"][0]
+    assert len(mlflow.search_runs(search_all_experiments=True)) == 1  # the session's own run only
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p.name for p in tmp_path.iterdir() if "replay" not in p.name
     )

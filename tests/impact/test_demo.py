@@ -23,6 +23,23 @@ def test_demo_is_the_generators_output():
     assert [c.source for c in build().cells] == [c.source for c in nbformat.read(DEMO, as_version=4).cells]
 
 
+def test_demo_is_committed_with_the_outputs_of_a_run():
+    """The committed notebook shows what a reader gets: executed top to bottom (nbclient), no error, the three
+    guarded runs with their measured impacts (regenerate with the script, then execute it to refresh them)."""
+    nb = nbformat.read(DEMO, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    runs = [o["data"][RUN_MIME] for o in outputs if RUN_MIME in o.get("data", {})]
+    assert len(runs) == 3
+    verdicts = [
+        {f["rule_id"]: f["evidence"]["impact"].get("verdict") for f in r["findings"] if "impact" in f["evidence"]}
+        for r in runs
+    ]
+    assert verdicts[0]["LEAK006"] == "inflated" and verdicts[2]["DATA003"] == "no measurable effect"
+
+
 @pytest.mark.slow
 def test_demo_notebook_shows_what_each_leak_did(tmp_path):
     nbclient = pytest.importorskip("nbclient")

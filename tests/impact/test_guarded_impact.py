@@ -155,6 +155,15 @@ def test_not_measured_lines_instead_of_guesses(shell):
     assert "is a torch model" in model_problem(torch.nn.Linear(3, 1))
     shell.run(LR_CELL.replace("--quiet", "--quiet --no-impact"))
     assert shell.impacts() == {}
+    shell.run(LR_CELL.replace("--quiet", "--quiet --impact-memory 1KiB"))
+    rec = shell.impacts()["LEAK006"]
+    assert rec["status"] == "not measured" and "over the memory budget" in rec["summary"]
+    shell.run("%config TrainGuard.impact_memory = '2KiB'")
+    shell.run(LR_CELL)
+    assert "over the memory budget" in shell.impacts()["LEAK006"]["summary"]
+    shell.run("%config TrainGuard.impact_memory = '1GiB'")
+    with pytest.raises(Exception, match="--impact-memory"):
+        shell.run(LR_CELL.replace("--quiet", "--quiet --impact-memory lots"))
 
 
 def test_panel_review_and_json_show_the_impact(shell, capsys):

@@ -95,3 +95,73 @@ def test_metric_values_are_read_from_outputs_and_a_change_within_the_spread_is_n
     by = {r["label"]: r for r in rows}
     assert by["test accuracy"]["verdict"] == "no measurable effect"  # 0.92 vs 0.93 within a 0.04 spread
     assert by["acc"]["verdict"] == "changed" and by["acc"]["change"] == "−10.0 points"
+
+
+MLFLOW_CELL = """import mlflow
+mlflow.set_tracking_uri("sqlite:///{store}")
+with mlflow.start_run():
+    mlflow.log_metric("auc", auc)
+client = mlflow.MlflowClient("sqlite:///{store}")"""
+
+
+def test_verify_unsafe_json_and_the_notebooks_own_tracking_uri_is_pinned(tmp_path, capsys):
+    pytest.importorskip("mlflow")
+    import json
+
+    user = tmp_path / "user"
+    user.mkdir()
+    store = user / "mlflow.db"  # the notebook logs here when the user runs it
+    nb = write(tmp_path / "tracked.ipynb", DATA, LEAKY, TRAIN, MLFLOW_CELL.format(store=store))
+    assert main(["fix", "--verify", "--unsafe", "--format", "json", "--timeout", "180", str(nb)]) == 0
+    (doc,) = json.loads(capsys.readouterr().out)
+    assert doc["error"] is None and not doc["errors"], doc
+    assert [f["rule_id"] for f in doc["fixes"]] == ["LEAK001"] and doc["fixes"][0]["unsafe"]
+    (auc,) = [m for m in doc["metrics"] if m["label"] == "test ROC AUC"]
+    assert auc["verdict"] == "changed" and auc["before"] != auc["after"]
+    assert abs(auc["after"][0] - auc["before"][0]) < 0.005 and re.fullmatch(r"[+−][\d.]+ points", auc["change"])
+    assert not store.exists()  # both runs logged into the private copy's store, never the notebook's own
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tracked.ipynb", "user"]
+
+
+SEEDED_BY_RUN = """import pathlib
+counter = pathlib.Path("run_count.txt")  # run-to-run randomness, made repeatable: a seed per run of each copy
+run = int(counter.read_text()) if counter.exists() else 0
+counter.write_text(str(run + 1))
+seed = run + (10 if pathlib.Path.cwd().name == "after" else 0)"""
+
+FOREST = """from sklearn.ensemble import RandomForestClassifier
+forest = RandomForestClassifier(n_estimators=20, random_state=seed).fit(X_train, y_train)
+print(f"test accuracy: {forest.score(X_test, y_test):.6f}")"""
+
+
+@pytest.mark.slow
+def test_verify_runs_3_reports_a_change_within_the_spread_as_no_measurable_effect(tmp_path, capsys):
+    # trees do not depend on the scale of a feature: the scaler fix leaves only the forest's own randomness
+    nb = write(tmp_path / "forest.ipynb", SEEDED_BY_RUN, DATA, LEAKY, FOREST)
+    assert main(["fix", "--verify", "--unsafe", "--runs", "3", "--timeout", "120", str(nb)]) == 0
+    out = capsys.readouterr().out
+    assert "(3 run(s) each;" in out
+    line = next(x for x in out.splitlines() if "test accuracy:" in x)
+    assert "(mean of 3)" in line and "; spread between runs" in line, out
+    assert line.endswith(": no measurable effect (within the spread between runs)"), out
+
+
+def test_verify_timeout_stops_a_cell_that_runs_too_long(tmp_path, capsys):
+    nb = write(tmp_path / "slow.ipynb", DATA, LEAKY, "import time\ntime.sleep(60)", TRAIN)
+    t0 = __import__("time").perf_counter()
+    assert main(["fix", "--verify", "--unsafe", "--timeout", "3", str(nb)]) == 2
+    assert __import__("time").perf_counter() - t0 < 40
+    out = capsys.readouterr().out
+    assert "not verified: the before run failed: CellTimeoutError" in out
+
+
+def test_an_overall_deadline_bounds_the_whole_verification(tmp_path):
+    import time
+
+    from jupyter_trainguard.impact.verify import verify_notebook
+
+    nb = write(tmp_path / "slow.ipynb", DATA, LEAKY, "import time\ntime.sleep(60)", TRAIN)
+    t0 = time.perf_counter()
+    result = verify_notebook(str(nb), unsafe=True, timeout=600, deadline_s=8)
+    assert time.perf_counter() - t0 < 8 + 6  # the deadline, and the kernel's shutdown
+    assert result.error.startswith("over the time budget of 8 s (the time ran out in cell 3, in the before run)")
