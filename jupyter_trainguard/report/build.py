@@ -370,8 +370,10 @@ def _next_action(audit: AuditReport) -> dict[str, Any]:
     ranked = [f for f in audit.findings if f.severity.rank >= Severity.WARNING.rank] or audit.findings
     if ranked:
         f = ranked[0]
-        where = f"{Path(f.location.path).name}, {_finding_where(f)}" if f.location.cell is not None \
-            else f.location.path
+        if f.location.cell is not None:
+            where = f"{Path(f.location.path).name}, {_finding_where(f)}"
+        else:  # a live-session finding named by its execution count ("[In 3]"), else the subject
+            where = _finding_where(f) if f.location.cell_text else f.location.path
         fix = f.fix or "see `trainguard explain " + f.rule_id + "`"
         return {"rule_id": f.rule_id, "category": f.category, "severity": f.severity.value,
                 "where": where, "fix": fix, "message": f.message,

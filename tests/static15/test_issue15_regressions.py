@@ -346,3 +346,16 @@ def test_sigint_of_a_guarded_cell_is_reported_as_interrupted(kernel):
     assert reply["status"] == "ok" and out.strip() == "True 42", (reply, out)
     reply, out = _execute(kc, "print(_trainguard_last.status, _trainguard_last.error['type'])")
     assert reply["status"] == "ok" and out.strip() == "failed KeyboardInterrupt", (reply, out)
+
+
+def test_next_safe_action_names_a_live_session_finding_as_the_findings_list_does(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    with loaded_shell() as sh:
+        sh.run("import torch")
+        sh.run("%%guarded_train --quiet\nhuge = torch.empty(2**48, dtype=torch.uint8)", ok=False)
+        capsys.readouterr()
+        sh.run("%trainaudit --last")
+    text = capsys.readouterr().out
+    count = sh.ns["_trainguard_last"].execution_count
+    assert f"MEM001 at [In {count}]" in text and "<session>" not in text, text
