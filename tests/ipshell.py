@@ -42,6 +42,17 @@ def loaded_shell(cls: type[Shell] = Shell) -> Iterator[Shell]:
         ip.run_line_magic("unload_ext", "trainguard")
         close_widgets()
         InteractiveShell.clear_instance()
+        release(ip)
+
+
+def release(ip: InteractiveShell) -> None:
+    """Let a finished test shell go: IPython registers every shell's `atexit_operations`, which keeps the shell and
+    its namespace alive to the end of the session and then runs a full garbage collection per shell at exit
+    (minutes for a whole test run). The test shells make no temporary files and keep no history file."""
+    import atexit
+
+    atexit.unregister(ip.atexit_operations)
+    ip.user_ns.clear()
 
 
 def close_widgets() -> None:
