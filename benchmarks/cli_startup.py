@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 HEAVY = ("torch", "pandas", "sklearn", "ipywidgets", "jupyter_server", "libcst", "jupyter_trainguard.report")
+SCAN_HEAVY = HEAVY + ("IPython", "prompt_toolkit", "jedi")  # a scan reads magics without importing IPython
 NOTEBOOK = {
     "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "# A small training notebook"},
@@ -29,7 +30,8 @@ NOTEBOOK = {
             "execution_count": 1,
             "metadata": {},
             "outputs": [],
-            "source": "import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+            "source": "%matplotlib inline\n!pip install -q scikit-learn\n"
+            "import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
             "from sklearn.preprocessing import StandardScaler\nfrom sklearn.linear_model import LogisticRegression",
         },
         {
@@ -120,12 +122,12 @@ def main() -> int:
         f"  %load_ext trainguard costs {med['%load_ext trainguard'] - med['bare IPython shell']:.1f} ms on top of "
         f"the shell; the scan process is {med['trainguard scan one.ipynb']:.0f} ms (target <= 80 ms)"
     )
-    roots = {h for h in HEAVY if "." not in h}
     scan_setup = (
         "from jupyter_trainguard.cli import main\nimport contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    main(['scan', 'one.ipynb'])"
     )
-    for label, setup in (("scan", scan_setup), ("%load_ext", LOAD_EXT)):
+    for label, setup, heavy in (("scan", scan_setup, SCAN_HEAVY), ("%load_ext", LOAD_EXT, HEAVY)):
+        roots = {h for h in heavy if "." not in h}
         out = (
             subprocess.run(
                 [py, "-c", REPORT_HEAVY.format(setup=setup, roots=roots)],

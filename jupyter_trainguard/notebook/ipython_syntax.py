@@ -40,9 +40,46 @@ _ESCAPE_RE = re.compile(r"^[ \t]*[%!?]|\?[ \t]*$|=[ \t]*[%!][A-Za-z_]", re.MULTI
 
 @lru_cache(maxsize=1)
 def _transformer():
-    from IPython.core.inputtransformer2 import TransformerManager
+    """IPython's own cell transformer. Outside a running IPython it is loaded on its own: the module needs only the
+    standard library, while `import IPython` loads the terminal, prompt_toolkit and jedi (~0.3 s per CLI run)."""
+    import sys
 
-    return TransformerManager()
+    module = sys.modules.get("IPython.core.inputtransformer2")
+    if module is None and "IPython" not in sys.modules:
+        module = _standalone_inputtransformer2()
+    if module is None:
+        from IPython.core import inputtransformer2 as module
+    return module.TransformerManager()
+
+
+def _standalone_inputtransformer2():
+    """`IPython/core/inputtransformer2.py` loaded under a private name, without running `IPython/__init__`."""
+    import importlib.util
+    import sys
+
+    name = "_trainguard_ipython_inputtransformer2"
+    if name in sys.modules:
+        return sys.modules[name]
+    try:
+        spec = importlib.util.find_spec("IPython")  # finds the package without importing it
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        for folder in folders:
+            path = f"{folder}/core/inputtransformer2.py"
+            sub = importlib.util.spec_from_file_location(name, path)
+            if sub is None or sub.loader is None:
+                continue
+            module = importlib.util.module_from_spec(sub)
+            sys.modules[name] = module
+            try:
+                sub.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
+            if hasattr(module, "TransformerManager"):
+                return module
+    except Exception:  # noqa: BLE001 - an IPython laid out differently: import it the usual way
+        return None
+    return None
 
 
 def split_cell_magic(source: str) -> tuple[str | None, str, int]:

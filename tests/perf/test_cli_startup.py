@@ -12,14 +12,17 @@ from jupyter_trainguard.cli import main
 
 # as benchmarks/cli_startup.py checks, plus OpenSSL (`hashlib`), which a scan does not need either
 HEAVY = ("torch", "pandas", "sklearn", "ipywidgets", "jupyter_server", "libcst", "jupyter_trainguard.report",
-         "jupyter_trainguard.magics", "_hashlib")
+         "jupyter_trainguard.magics", "_hashlib",
+         "IPython", "prompt_toolkit", "jedi")  # magics are read with IPython's transformer, loaded on its own
 
 
 def leaky_notebook(path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell("import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
+        nbformat.v4.new_code_cell("%matplotlib inline\n!pip install -q scikit-learn\n"
+                                  "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
                                   "from sklearn.model_selection import train_test_split"),
+        nbformat.v4.new_code_cell("%%time\nrows = !wc -l d.csv\nfiles = %ls\nimport math"),
         nbformat.v4.new_code_cell("df = pd.read_csv('d.csv')\n"
                                   "X = StandardScaler().fit_transform(df.drop(columns='y'))\n"
                                   "X_tr, X_te, y_tr, y_te = train_test_split(X, df['y'], random_state=0)"),
