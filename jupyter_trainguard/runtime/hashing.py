@@ -191,17 +191,19 @@ def _anchor(value: Any) -> Any:
 
 def _sample_digest(rows: Any) -> int:
     """CRC of one element of every row (columns cycling): a changed row or column changes it."""
-    if hasattr(rows, "iloc"):
+    if hasattr(rows, "iloc"):  # column j gives rows j, j + d, ...: no copy of the frame (`to_numpy` copies it all)
         frame = rows.to_frame() if not hasattr(rows, "columns") else rows
         d = len(frame.columns)
-        if d and len(set(frame.dtypes)) == 1 and frame.dtypes.iloc[0].kind in "biufcmM":
-            return _sample_digest(frame.to_numpy())
-        import pandas as pd
-
         crc = 0
         for j in range(d):
-            col = frame.iloc[j::d, j] if d else frame.iloc[:0, 0]
-            crc = zlib.crc32(pd.util.hash_array(col.to_numpy()).tobytes(), crc)
+            col = frame.iloc[j::d, j].to_numpy()
+            if col.dtype.kind in "biufcmM":
+                data = np.ascontiguousarray(col).view(np.uint8)
+            else:
+                import pandas as pd
+
+                data = pd.util.hash_array(col)
+            crc = zlib.crc32(data, crc)
         return crc
     arr = np.asarray(rows)
     arr = arr.reshape(len(arr), -1) if arr.ndim != 2 else arr
