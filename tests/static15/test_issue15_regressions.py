@@ -356,6 +356,6 @@ def test_next_safe_action_names_a_live_session_finding_as_the_findings_list_does
         sh.run("%%guarded_train --quiet\nhuge = torch.empty(2**48, dtype=torch.uint8)", ok=False)
         capsys.readouterr()
         sh.run("%trainaudit --last")
+        count = sh.ns["_trainguard_last"].execution_count
     text = capsys.readouterr().out
-    count = sh.ns["_trainguard_last"].execution_count
     assert f"MEM001 at [In {count}]" in text and "<session>" not in text, text
