@@ -156,10 +156,27 @@ def locate(shell: Any, sources: list[str], counts: list[int | None]) -> SessionC
     return out
 
 
+_SAVED: dict[str, tuple[tuple[int, int], list[Any]]] = {}
+
+
 def _notebook_cells(path: str | None) -> list[Any]:
+    """The saved notebook's cells, read again only when the file changed (size or modification time): a notebook
+    with outputs takes milliseconds to tens of milliseconds to parse, and every guarded cell asks."""
     if not path:
         return []
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    stamp = (st.st_mtime_ns, st.st_size)
+    kept = _SAVED.get(path)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
     from .notebook.load import load_notebook
 
     nb = load_notebook(path)
-    return [] if nb.error else nb.cells
+    cells = [] if nb.error else nb.cells
+    if len(_SAVED) >= 8:
+        _SAVED.clear()
+    _SAVED[path] = (stamp, cells)
+    return cells

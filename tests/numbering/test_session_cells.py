@@ -81,3 +81,24 @@ def test_without_a_notebook_cells_are_named_by_count(shell):
     assert leak.location.cell is None and leak.location.execution_count == 3
     assert "cell_index" not in leak.location.to_dict() and leak.location.cell_text == "[In 3]"
     assert "[In 3]" in leak.message and "[In 4]" in leak.message
+
+
+def test_the_saved_notebook_is_read_again_only_when_the_file_changed(tmp_path, monkeypatch):
+    import os
+
+    from jupyter_trainguard import session_cells
+    from jupyter_trainguard.notebook import load
+
+    path = tmp_path / "kept.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell("a = 1", execution_count=1)]), path)
+    reads = []
+    real = load.load_notebook
+    monkeypatch.setattr(load, "load_notebook", lambda p, *a, **k: reads.append(p) or real(p, *a, **k))
+    first = session_cells._notebook_cells(str(path))
+    assert session_cells._notebook_cells(str(path)) is first and len(reads) == 1
+    nbformat.write(new_notebook(cells=[new_code_cell("a = 1", execution_count=1),
+                                       new_code_cell("b = 2", execution_count=2)]), path)
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a save within the clock's resolution
+    again = session_cells._notebook_cells(str(path))
+    assert len(reads) == 2 and [c.source for c in again] == ["a = 1", "b = 2"]
