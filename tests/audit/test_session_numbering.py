@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import re
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from jupyter_trainguard.display import RUN_MIME
 from tests.ipshell import run_with_id
 from tests.numbering.kernel import run_like_lab
-from tests.numbering.notebooks import IMPORTS, KERNELSPEC
+from tests.numbering.notebooks import IMPORTS, lab_notebook, stdout_of
 
 pytest.importorskip("nbclient")
 pytest.importorskip("sklearn")
@@ -36,24 +34,8 @@ REVIEW_TEXT = "%trainaudit --format text --no-log --no-hash"
 def review_notebook(path):
     """# | imports [In 1] | md | data, leaky scaling [In 2] | broken guarded [In 3] | corrected guarded [In 4] |
     %trainaudit json [In 5] | %trainaudit text [In 6]."""
-    cells = [
-        new_markdown_cell("# Review"),
-        new_code_cell("%load_ext trainguard\n" + IMPORTS),
-        new_markdown_cell("## Data"),
-        new_code_cell(DATA),
-        new_code_cell(BROKEN),
-        new_code_cell(FIXED),
-        new_code_cell(REVIEW_JSON),
-        new_code_cell(REVIEW_TEXT),
-    ]
-    for i, cell in enumerate(cells):
-        cell.id = f"id-{i}"
-    nbformat.write(new_notebook(cells=cells, metadata=KERNELSPEC), path)
-    return path
-
-
-def stdout_of(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
+    return lab_notebook(path, [("md", "# Review"), "%load_ext trainguard\n" + IMPORTS, ("md", "## Data"), DATA,
+                               BROKEN, FIXED, REVIEW_JSON, REVIEW_TEXT])
 
 
 def run_payload(cell) -> dict:

@@ -42,3 +42,17 @@ def leaky_notebook(path: Path, counts: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
     return path
+
+
+def lab_notebook(path: Path, cells: list) -> Path:
+    """A notebook of code strings (or ("md", text)), with nbformat 4.5 cell ids as JupyterLab writes them."""
+    nb_cells = [new_markdown_cell(c[1]) if isinstance(c, tuple) else new_code_cell(c) for c in cells]
+    for i, cell in enumerate(nb_cells):
+        cell.id = f"id-{i}"
+    nbformat.write(new_notebook(cells=nb_cells, metadata=KERNELSPEC), path)
+    return path
+
+
+def stdout_of(cell) -> str:
+    """What an executed cell printed."""
+    return "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")

@@ -20,33 +20,18 @@ import textwrap
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from jupyter_trainguard.display import RUN_MIME
 from tests.ipshell import loaded_shell
 from tests.numbering.kernel import run_like_lab
-from tests.numbering.notebooks import KERNELSPEC
+from tests.numbering.notebooks import lab_notebook, stdout_of
 
 REPO = Path(__file__).resolve().parents[2]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 REVIEW_TEXT = "%trainaudit --format text --no-log --no-hash"
 REVIEW_JSON = "%trainaudit --format json --no-log --no-hash"
 LAST_TEXT = "%trainaudit --last --format text --no-log --no-hash"
-
-
-def lab_notebook(path: Path, cells: list) -> Path:
-    """A notebook of code strings (or ("md", text)), with nbformat 4.5 cell ids as JupyterLab writes them."""
-    nb_cells = [new_markdown_cell(c[1]) if isinstance(c, tuple) else new_code_cell(c) for c in cells]
-    for i, cell in enumerate(nb_cells):
-        cell.id = f"id-{i}"
-    nbformat.write(new_notebook(cells=nb_cells, metadata=KERNELSPEC), path)
-    return path
-
-
-def stdout_of(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
 
 
 def run_output(cell) -> dict:
