@@ -203,10 +203,10 @@ class Calls:
             if effect == "concat" and out is not None and _axis(e) == 0 and self.repeats_rows(list(parts)):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
             return out
-        if effect == "stateless" and not (q == "pandas.cut" and _learned_bins(e)):
+        if effect == "stateless" and q == "pandas.cut" and _learned_bins(e):
+            effect = "scale"  # pd.cut(x, 5): the bin edges are learned from the rows' range
+        if effect == "stateless":
             return self.derive(e, args + list(kws.values()))
-        if effect == "stateless":  # pd.cut(x, 5): the bin edges are learned from the rows' range
-            effect = "scale"
         if effect in ("scale", "statistic"):
             x = args[0] if args else None
             if x is None or not x.is_data:

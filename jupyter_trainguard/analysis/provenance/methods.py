@@ -13,6 +13,8 @@ from .training import EARLY, stops_early
 from .values import Obj, Val
 
 USED_AS_ROWS = frozenset({"transformer", "resampler"})
+# `groupby(k)[c].transform(name)`: statistics of every row of the group (frequency encoding and ranks too)
+GROUP_STATS = STAT_METHODS | {"count", "size", "nunique", "sum", "rank"}
 FIT = frozenset({"fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit", "adapt",
                  "fit_generator", "train_on_batch", "fit_sample", "fit_on_sequences"})
 TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "sequences_to_matrix", "flow",
@@ -268,7 +270,7 @@ class Methods:
     def stat_in_call(self, e: ast.Call) -> bool:
         """`groupby(k)[c].transform('mean')`, `apply(lambda c: (c - c.mean()) / c.std())`."""
         for a in list(e.args) + [k.value for k in e.keywords]:
-            if isinstance(a, ast.Constant) and a.value in STAT_METHODS | {"count", "size", "nunique", "sum", "rank"}:
+            if isinstance(a, ast.Constant) and a.value in GROUP_STATS:
                 return True
             if isinstance(a, ast.Lambda):
                 if any(isinstance(n, ast.Call) and _windowed(n) for n in ast.walk(a.body)):
