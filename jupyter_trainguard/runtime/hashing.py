@@ -234,15 +234,23 @@ def _token(anchor: Any, rows: Any) -> tuple[Any, ...]:
     return (type(anchor).__name__, version, layout, _sample_digest(rows))
 
 
-def cached_row_hashes(value: Any, rows: Any, compute: Callable[[Any], np.ndarray] = row_hashes) -> np.ndarray:
-    """`compute(rows)` for the split object `value`, reused while the object is unchanged."""
+def identity_token(value: Any, rows: Any) -> tuple[Any, tuple[Any, ...]] | None:
+    """(the object owning the rows, what must stay equal for a result about them to be reused), or None."""
     anchor = _anchor(value)
     if anchor is None:
-        return compute(rows)
+        return None
     try:
-        token = _token(anchor, rows)
-    except Exception:  # noqa: BLE001 - an odd object is simply not cached
+        return anchor, _token(anchor, rows)
+    except Exception:  # noqa: BLE001 - an odd object is simply not reused
+        return None
+
+
+def cached_row_hashes(value: Any, rows: Any, compute: Callable[[Any], np.ndarray] = row_hashes) -> np.ndarray:
+    """`compute(rows)` for the split object `value`, reused while the object is unchanged."""
+    owned = identity_token(value, rows)
+    if owned is None:
         return compute(rows)
+    anchor, token = owned
     key = id(anchor)
     entry = _CACHE.get(key)
     if entry is not None and entry[0]() is anchor and entry[1] == token:
@@ -261,26 +269,11 @@ def cached_row_hashes(value: Any, rows: Any, compute: Callable[[Any], np.ndarray
 def kept_row_hashes(value: Any, rows: Any) -> np.ndarray | None:
     """The fingerprints `cached_row_hashes` kept for this unchanged object, or None (nothing is computed)."""
     anchor = _anchor(value)
-    if anchor is None:
-        return None
-    entry = _CACHE.get(id(anchor))
+    entry = _CACHE.get(id(anchor)) if anchor is not None else None
     if entry is None or entry[0]() is not anchor:
         return None
-    try:
-        return entry[2] if entry[1] == _token(anchor, rows) else None
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def identity_token(value: Any, rows: Any) -> tuple[Any, tuple[Any, ...]] | None:
-    """(the object owning the rows, what must stay equal for a result about them to be reused), or None."""
-    anchor = _anchor(value)
-    if anchor is None:
-        return None
-    try:
-        return anchor, _token(anchor, rows)
-    except Exception:  # noqa: BLE001 - an odd object is simply not reused
-        return None
+    owned = identity_token(value, rows)
+    return entry[2] if owned is not None and entry[1] == owned[1] else None
 
 
 def clear_cache() -> None:
