@@ -54,6 +54,7 @@ def clear_caches() -> None:
     for module, name in (
         ("jupyter_trainguard.rules.training_loop", "_MEMO"),
         ("jupyter_trainguard.rules.training_loop", "_FACTS"),
+        ("jupyter_trainguard.rules.training_loop", "_VERDICTS"),
         ("jupyter_trainguard.rules.seeding", "_UNSEEDED"),
         ("jupyter_trainguard.analysis.provenance.functions", "_GLOBALS"),
     ):
@@ -105,6 +106,8 @@ class SessionAnalysis:
     - the provenance interpreter continues from where it stopped when the cells it ran are, in replay order, the
       first cells of the new history and the import aliases are unchanged: it reads nothing else of the notebook,
       so running only the new cells leaves it in the state a run over the whole history would reach;
+    - the notebook index (`analysis.usage.Usage`) is extended by the new cells when the old ones start the new
+      history under the same import aliases;
     - a rule's hits are reused when the whole input is unchanged (the same cell objects, configuration, path and
       kind) and the rule reads nothing outside the notebook (`registry.reusable`).
     """
@@ -118,6 +121,7 @@ class SessionAnalysis:
         self._interpreter: Any = None
         self._replayed: list[Any] = []
         self._aliases: dict[str, str] = {}
+        self._cache: dict[str, Any] = {}  # the last analysis' context cache (its notebook index, continued)
 
     def begin(self, ctx: NotebookContext, config: Config) -> dict[str, list[Hit]]:
         """Prepare `ctx` (the provenance record, continued) and return the hits that may be reused for it."""
@@ -129,6 +133,9 @@ class SessionAnalysis:
             self._key, self._config, self._hits = key, config, {}
             self._cells = [*nb.cells, *ctx.parsed.cells]
         self._provenance(ctx)
+        if self._cache.get("usage") is not None:
+            ctx.cache["usage_previous"] = self._cache["usage"]  # continued when its cells start this history
+        self._cache = ctx.cache
         return dict(self._hits)
 
     def keep(self, r: Rule, hits: list[Hit]) -> None:

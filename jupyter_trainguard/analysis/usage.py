@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from functools import cached_property
+from typing import ClassVar
 
 from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell
@@ -85,37 +87,89 @@ class Usage(Record):
         self.loops = [] if loops is FACTORY else loops
 
     @classmethod
-    def build(cls, parsed: ParsedNotebook) -> Usage:
+    def build(cls, parsed: ParsedNotebook, previous: Usage | None = None) -> Usage:
         """Index the notebook's nodes. A `ParsedNotebook` is indexed cell by cell, each cell's index kept on its
         parsed cell while the cell, its place in execution order and the import aliases stay the same (the guard
-        re-analyses a growing session); the lists and their order are those of one walk over the whole notebook."""
+        re-analyses a growing session); the lists and their order are those of one walk over the whole notebook.
+
+        `previous`: the index of the same session's last analysis. When its cells are the first cells of this one
+        (the same parsed parts, the same aliases), its lists and lookup tables are extended by the new cells only."""
         u = cls(parsed)
         for i, (cell, _) in enumerate(parsed.trees):
             u.order[cell.index] = i
-        parts = []
-        if hasattr(parsed, "aliases_key"):
-            for pc in parsed.cells:
-                if pc.tree is None:
-                    continue
-                key = (parsed.aliases_key, u.order.get(pc.cell.index, 0))
-                hit = pc.memo.get("usage")
-                if hit is None or hit[0] != key:
-                    hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, u.order), u.order))
-                parts.append(hit[1])
-        else:  # an older parsed notebook without per-cell node lists
-            parts = [_index([(cell, n) for cell, tree in parsed.trees for n in ast.walk(tree)], parsed, u.order)]
-        for calls, funcs, assigns, assigned_calls, blocks, loops in parts:
-            u.calls.extend(calls)
-            u.funcs.update(funcs)
-            u.assigns.extend(assigns)
-            u.assigned_calls.extend(assigned_calls)
-            u.blocks.extend(blocks)
-            u.loops.extend(loops)
-        if len(parts) == 1 or len(parts) != len(u.order):
-            # one walk, or cells sharing an index: sort as a whole. Otherwise every cell's part is sorted and its
-            # place in execution order (the first key) grows from part to part: the concatenation is sorted.
+        if not hasattr(parsed, "aliases_key"):  # an older parsed notebook without per-cell node lists: one walk
+            u._extend([_index([(cell, n) for cell, tree in parsed.trees for n in ast.walk(tree)], parsed, u.order)])
             _sorted((u.calls, u.funcs, u.assigns, u.assigned_calls, u.blocks, u.loops), u.order)
+            return u
+        parts = []
+        for pc in parsed.cells:
+            if pc.tree is None:
+                continue
+            key = (parsed.aliases_key, u.order.get(pc.cell.index, 0))
+            hit = pc.memo.get("usage")
+            if hit is None or hit[0] != key:
+                hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, u.order), u.order))
+            parts.append(hit[1])
+        if len(parts) != len(u.order):  # cells sharing an index: sort as a whole (and never continue it)
+            u._extend(parts)
+            _sorted((u.calls, u.funcs, u.assigns, u.assigned_calls, u.blocks, u.loops), u.order)
+            return u
+        # every cell's part is sorted and its place in execution order (the first key) grows from part to part:
+        # the concatenation is sorted
+        u._parts = parts
+        if previous is not None and previous._continues(u, parts):
+            u._continue(previous, parts[len(previous._parts or ()):])
+        else:
+            u._extend(parts)
         return u
+
+    # the per-cell parts concatenated into the lists, when they are (a plain attribute: not a field of the record)
+    _parts: ClassVar[list[tuple] | None] = None
+
+    def _extend(self, parts: list[tuple]) -> None:
+        for calls, funcs, assigns, assigned_calls, blocks, loops in parts:
+            self.calls.extend(calls)
+            self.funcs.update(funcs)
+            self.assigns.extend(assigns)
+            self.assigned_calls.extend(assigned_calls)
+            self.blocks.extend(blocks)
+            self.loops.extend(loops)
+
+    def _continues(self, new: Usage, parts: list[tuple]) -> bool:
+        """`new` (built from `parts`) is this index with cells added at the end, under the same aliases."""
+        mine = self._parts
+        return (mine is not None and new.parsed.aliases_key is self.parsed.aliases_key and len(parts) >= len(mine)
+                and all(a is b for a, b in zip(mine, parts)))
+
+    def _continue(self, previous: Usage, added: list[tuple]) -> None:
+        """This index as `previous` plus the parts `added`: the lists copied and extended, and the lookup tables
+        and call filters `previous` computed extended by the new calls only (never recomputed over the old)."""
+        n = len(previous.calls)
+        self.calls = list(previous.calls)
+        self.funcs = dict(previous.funcs)
+        self.assigns = list(previous.assigns)
+        self.assigned_calls = list(previous.assigned_calls)
+        self.blocks = list(previous.blocks)
+        self.loops = list(previous.loops)
+        self._extend(added)
+        new_calls = self.calls[n:]
+        done = previous.__dict__
+        if "_indexes" in done:
+            tables = tuple(dict(t) for t in done["_indexes"])
+            touched: set[tuple[int, str]] = set()
+            for (k, key), i in _index_keys(new_calls, n):
+                table = tables[k]
+                if (k, key) not in touched:
+                    touched.add((k, key))
+                    table[key] = list(table.get(key, ()))
+                table[key].append(i)
+            self.__dict__["_indexes"] = tables
+        if "fits" in done:
+            self.__dict__["fits"] = done["fits"] + self._fits_among(new_calls)
+        if "cuda_uses" in done:
+            self.__dict__["cuda_uses"] = done["cuda_uses"] + _cuda_among(new_calls)
+        if "_guard_seeded" in done and done["_guard_seeded"]:
+            self.__dict__["_guard_seeded"] = True  # cells are only added: a seeding cell stays
 
     def pos(self, cell: Cell, node: ast.AST) -> tuple[int, int, int]:
         return (self.order.get(cell.index, 0), getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
@@ -129,6 +183,17 @@ class Usage(Record):
     def methods(self, *attrs: str) -> list[CallSite]:
         return self._select(self._by_method, attrs)
 
+    def select(self, names=(), leaves=(), methods=()) -> list[CallSite]:
+        """The calls with any of these resolved names, leaf names or method names, each once, in the order of
+        `calls` (as one filter over them would give)."""
+        found = {i for index, keys in ((self._by_name, names), (self._by_leaf, leaves), (self._by_method, methods))
+                 for k in set(keys) for i in index.get(k, ())}
+        return [self.calls[i] for i in sorted(found)]
+
+    def leaves(self) -> Iterator[str]:
+        """Every leaf name a call of the notebook has (to select calls by a pattern over names)."""
+        return iter(self._by_leaf)
+
     def _select(self, index: dict[str, list[int]], keys) -> list[CallSite]:
         """The calls under any of `keys` in `index`, in the order of `calls` (as a filter over them would give)."""
         found = [i for k in set(keys) for i in index.get(k, ())]
@@ -139,15 +204,10 @@ class Usage(Record):
     @cached_property
     def _indexes(self) -> tuple[dict[str, list[int]], dict[str, list[int]], dict[str, list[int]]]:
         """Positions in `calls` by resolved name, by leaf name and by method name (one pass)."""
-        by_name: dict[str, list[int]] = {}
-        by_leaf: dict[str, list[int]] = {}
-        by_method: dict[str, list[int]] = {}
-        for i, c in enumerate(self.calls):
-            by_name.setdefault(c.q, []).append(i)
-            by_leaf.setdefault(c.leaf, []).append(i)
-            if isinstance(c.node.func, ast.Attribute):
-                by_method.setdefault(c.node.func.attr, []).append(i)
-        return by_name, by_leaf, by_method
+        tables: tuple[dict[str, list[int]], dict[str, list[int]], dict[str, list[int]]] = ({}, {}, {})
+        for (k, key), i in _index_keys(self.calls, 0):
+            tables[k].setdefault(key, []).append(i)
+        return tables
 
     @property
     def _by_name(self) -> dict[str, list[int]]:
@@ -178,12 +238,15 @@ class Usage(Record):
     @cached_property
     def fits(self) -> list[CallSite]:
         """Model training calls: `.fit(`/`.train(` of ML objects, `xgb.train`, `Trainer.train`."""
-        out = []
+        return self._fits_among(self.calls)
+
+    def _fits_among(self, calls: list[CallSite]) -> list[CallSite]:
+        out: list[CallSite] = []
         ml = self.roots() & {"sklearn", "xgboost", "lightgbm", "catboost", "keras", "tensorflow", "torch",
                              "transformers", "pytorch_lightning", "lightning", "statsmodels", "imblearn"}
         if not ml:
             return out
-        for c in self.calls:
+        for c in calls:
             f = c.node.func
             if isinstance(f, ast.Attribute) and f.attr in ("fit", "fit_generator", "partial_fit") and \
                     (c.node.args or c.node.keywords):
@@ -206,20 +269,7 @@ class Usage(Record):
 
     @cached_property
     def cuda_uses(self) -> list[CallSite]:
-        out = []
-        for c in self.calls:
-            if c.q.startswith("torch.cuda.") and c.leaf not in ("is_available", "device_count"):
-                out.append(c)
-            elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "cuda":
-                out.append(c)
-            elif c.leaf in ("to", "device") and any(
-                    isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("cuda")
-                    for a in c.node.args):
-                out.append(c)
-            elif c.q == "torch.device" and any(isinstance(n, ast.Constant) and n.value == "cuda"
-                                               for n in ast.walk(c.node)):
-                out.append(c)
-        return out
+        return _cuda_among(self.calls)
 
     def seeded_all(self) -> bool:
         return bool(self.leaf_in(SEED_ALL)) or self.guard_seeded()
@@ -238,13 +288,40 @@ class Usage(Record):
         roots = self.roots() & TRACKING_ROOTS
         if any(v.startswith(("torch.utils.tensorboard", "tensorflow.summary")) for v in self.parsed.aliases.values()):
             roots.add("tensorboard")
-        if any(c.leaf in ("TensorBoard", "SummaryWriter", "MLFlowLogger", "WandbLogger", "TensorBoardLogger",
-                          "CSVLogger") for c in self.calls):
+        if self.leaf_in(("TensorBoard", "SummaryWriter", "MLFlowLogger", "WandbLogger", "TensorBoardLogger",
+                         "CSVLogger")):
             roots.add("tensorboard")
         return roots
 
 
 _GUARD_SEED = re.compile(r"--seed(=|\s+)-?\d+")
+
+
+def _cuda_among(calls: list[CallSite]) -> list[CallSite]:
+    """The calls that put work on CUDA."""
+    out = []
+    for c in calls:
+        if c.q.startswith("torch.cuda.") and c.leaf not in ("is_available", "device_count"):
+            out.append(c)
+        elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "cuda":
+            out.append(c)
+        elif c.leaf in ("to", "device") and any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("cuda")
+                for a in c.node.args):
+            out.append(c)
+        elif c.q == "torch.device" and any(isinstance(n, ast.Constant) and n.value == "cuda"
+                                           for n in ast.walk(c.node)):
+            out.append(c)
+    return out
+
+
+def _index_keys(calls: list[CallSite], first: int) -> Iterator[tuple[tuple[int, str], int]]:
+    """((table, key), position) of each call for the lookup tables: 0 by resolved name, 1 by leaf, 2 by method."""
+    for i, c in enumerate(calls, first):
+        yield (0, c.q), i
+        yield (1, c.leaf), i
+        if isinstance(c.node.func, ast.Attribute):
+            yield (2, c.node.func.attr), i
 
 
 def _index(nodes: list[tuple[Cell, ast.AST]], parsed: ParsedNotebook, order: dict[int, int]) -> tuple:
@@ -305,9 +382,10 @@ def _enclosing(ranges: list[tuple[int, int, int, str]], cell: int, line: int) ->
 
 
 def usage_of(ctx) -> Usage:
+    """The notebook's index, built once per analysis (continuing the live session's last one, when handed in)."""
     u = ctx.cache.get("usage")
     if u is None:
-        u = ctx.cache["usage"] = Usage.build(ctx.parsed)
+        u = ctx.cache["usage"] = Usage.build(ctx.parsed, ctx.cache.pop("usage_previous", None))
     return u
 
 

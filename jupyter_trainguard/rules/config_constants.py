@@ -90,20 +90,40 @@ def _number(node: ast.AST) -> Any:
     good="LEARNING_RATE = 3e-4\ntrain_test_split(X, y, test_size=0.2, random_state=SEED)",
 )
 def hyperparameter_out_of_range(ctx: NotebookContext) -> Iterator[Hit]:
-    """Checks well-known hyperparameters given as constants (`LR = ...`) or keyword arguments (`lr=...`)."""
-    configured = set(ctx.config.constants)
-    for cell, stmt in ctx.parsed.statements():
+    """Checks well-known hyperparameters given as constants (`LR = ...`) or keyword arguments (`lr=...`): first
+    the constants of every cell, then the keyword arguments (each cell judged once while the configured
+    constants are the same: the guard re-analyses a growing session before every guarded cell)."""
+    configured = frozenset(ctx.config.constants)
+    judged = []
+    for pc in ctx.parsed.cells:
+        hit = pc.memo.get("CFG002")
+        if hit is None or hit[0] != configured:
+            hit = pc.memo["CFG002"] = (configured, *_out_of_range(pc, configured))
+        judged.append(hit)
+    for _, constants, _ in judged:
+        yield from constants
+    for _, _, keywords in judged:
+        yield from keywords
+
+
+def _out_of_range(pc: Any, configured: frozenset[str]) -> tuple[list[Hit], list[Hit]]:
+    """(hits of the constants, hits of the keyword arguments) of one parsed cell."""
+    cell, constants, keywords = pc.cell, [], []
+    for stmt in pc.tree.body if pc.tree is not None else ():
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             if name.isupper() and name not in configured and name.lower() in _RANGES:
                 value = _number(stmt.value)
                 if value is not None and not _RANGES[name.lower()][0](value):
-                    yield Hit.at(cell, stmt, f"{name} = {value!r} must be {_RANGES[name.lower()][1]}.",
-                                 evidence={"name": name})
-    for cell, call, _ in ctx.parsed.calls():
+                    constants.append(Hit.at(cell, stmt, f"{name} = {value!r} must be {_RANGES[name.lower()][1]}.",
+                                            evidence={"name": name}))
+    for _, call in pc.node_pairs():
+        if type(call) is not ast.Call:
+            continue
         for kw in call.keywords:
             if kw.arg and kw.arg.lower() in _RANGES:
                 value = _number(kw.value)
                 if value is not None and not _RANGES[kw.arg.lower()][0](value):
-                    yield Hit.at(cell, kw.value, f"{kw.arg}={value!r} must be {_RANGES[kw.arg.lower()][1]}.",
-                                 evidence={"name": kw.arg})
+                    keywords.append(Hit.at(cell, kw.value, f"{kw.arg}={value!r} must be "
+                                                           f"{_RANGES[kw.arg.lower()][1]}.", evidence={"name": kw.arg}))
+    return constants, keywords

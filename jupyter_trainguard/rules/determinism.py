@@ -47,7 +47,7 @@ def nondeterministic_gpu(ctx: NotebookContext) -> Iterator[Hit]:
         return
     det = u.named("torch.use_deterministic_algorithms") or [x for x in _assigned_true(ctx, "deterministic")
                                                              if x[2] is True]
-    if det or any(c.leaf == "Trainer" and c.kw("deterministic") is not None for c in u.calls) or \
+    if det or any(c.kw("deterministic") is not None for c in u.leaf_in({"Trainer"})) or \
             u.leaf_in({"enable_full_determinism"}):
         return
     c = min(u.cuda_uses, key=lambda c: c.pos)
@@ -65,7 +65,8 @@ def _env_sets(ctx: NotebookContext) -> Iterator[tuple]:
                 key = t.slice.value if isinstance(t.slice, ast.Constant) else None
                 if key in ENV_VARS:
                     yield cell, node, key
-    for c in u.calls:
+    for c in u.select(names=("os.environ.setdefault", "os.environ.update", "os.putenv"),
+                      leaves=("run_line_magic",)):
         cell, node, q = c.cell, c.node, c.q
         if q in ("os.environ.setdefault", "os.environ.update", "os.putenv") or q.endswith("run_line_magic"):
             strs = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]

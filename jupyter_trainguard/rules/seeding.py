@@ -71,7 +71,7 @@ def python_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
     u = usage_of(ctx)
     if not u.trains or u.named("random.seed") or u.seeded_all():
         return
-    uses = [c for c in u.calls if c.q.startswith("random.") and c.leaf in PY_RANDOM]
+    uses = [c for c in u.leaf_in(PY_RANDOM) if c.q.startswith("random.")]
     c = first(uses)
     if c:
         yield Hit.at(c.cell, c.node, f"Python `random` is used unseeded: {listing(uses)}; no `random.seed()` in "
@@ -100,7 +100,7 @@ def numpy_random_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
                                          f"draws differ on every run.", evidence={"call": c.q})
     if np_global_seeded(u):
         return
-    uses = [c for c in u.calls if c.q.startswith("numpy.random.") and c.leaf in NP_LEGACY]
+    uses = [c for c in u.leaf_in(NP_LEGACY) if c.q.startswith("numpy.random.")]
     c = first(uses)
     if c:
         yield Hit.at(c.cell, c.node, f"NumPy's global RNG is used unseeded: {listing(uses)}; no "
@@ -124,8 +124,8 @@ def torch_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
     if "torch" not in u.roots() or not u.trains or torch_seeded(u):
         return
     seeded = seeded_generators(u)
-    uses = [c for c in u.calls if c.q.startswith("torch.") and c.leaf in TORCH_RANDOM]
-    uses += [c for c in u.calls if c.leaf == "random_split" and c.q.startswith("torch")]
+    uses = [c for c in u.leaf_in(TORCH_RANDOM) if c.q.startswith("torch.")]
+    uses += [c for c in u.leaf_in({"random_split"}) if c.q.startswith("torch")]
     uses = [c for c in uses if not explicit_generator(c, seeded)]
     if u.torch_train and u.optimizer_steps:
         from ..analysis.provenance import record_of
@@ -149,7 +149,7 @@ def seeded_generators(u: Usage) -> set[str]:
     """Names of generator objects that receive a fixed seed: `g.manual_seed(0)` or
     `g = torch.Generator().manual_seed(0)` anywhere in the notebook."""
     names = set()
-    for c in u.calls:
+    for c in u.methods("manual_seed"):
         f = c.node.func
         if isinstance(f, ast.Attribute) and f.attr == "manual_seed" and isinstance(f.value, ast.Name) and (
                 c.node.args or c.node.keywords):
@@ -197,7 +197,8 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
                      isinstance(n.value, ast.Call)}
         return id(node) in shown
 
-    for c in u.calls:
+    for c in u.select(leaves=[k for k in u.leaves() if k in _SPLITTING or k.startswith(RANDOM_ESTIMATORS)],
+                      methods=("sample",)):  # the calls `_unseeded` may judge
         hit = _UNSEEDED.get(id(c))
         if hit is None or hit[0] is not c:
             if len(_UNSEEDED) > 20000:
@@ -213,6 +214,8 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
 # call resolved with one set of import aliases (the usage index makes new ones when they change), so the guard's
 # re-analyses of a growing session judge each call once.
 _UNSEEDED: dict[int, tuple[CallSite, str | None]] = {}
+_SPLITTING = frozenset({"train_test_split", "KFold", "StratifiedKFold", "StratifiedGroupKFold", "shuffle"}) | \
+    SHUFFLING_SPLITTERS
 
 
 def _unseeded(c: CallSite, aliases: dict[str, str], displayed) -> str | None:
@@ -256,8 +259,8 @@ def dataloader_unseeded(ctx: NotebookContext) -> Iterator[Hit]:
     u = usage_of(ctx)
     if torch_seeded(u):
         return
-    for c in u.calls:
-        if c.leaf == "DataLoader" and c.q.startswith("torch") and c.kw("generator") is None:
+    for c in u.leaf_in({"DataLoader"}):
+        if c.q.startswith("torch") and c.kw("generator") is None:
             sh = c.kw("shuffle")
             if isinstance(sh, ast.Constant) and sh.value is True:
                 yield Hit.at(c.cell, c.node, f"`DataLoader(shuffle=True)` in {cell_ref(c.cell)} has no seeded "

@@ -77,6 +77,35 @@ def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> 
     return out
 
 
+def _reached(node: ast.AST, funcs: dict, depth: int = 2) -> frozenset[tuple[str, int]]:
+    """(name, id of its definition) of the notebook functions `_attr_calls` follows from `node`."""
+    out: set[tuple[str, int]] = set()
+    if depth > 0:
+        for name in set(_calls_in(node)[1]):
+            fn = funcs.get(name)
+            if fn is not None and fn is not node:
+                out.add((name, id(fn)))
+                out |= _reached(fn, funcs, depth - 1)
+    return frozenset(out)
+
+
+_VERDICTS: dict[tuple[str, int], tuple[ast.AST, frozenset, list, bool]] = {}
+
+
+def _loop_verdict(name: str, loop: ast.AST, funcs: dict, judge) -> bool:
+    """`judge(loop)` for a loop whose verdict depends on the loop and the notebook functions it calls, computed
+    once while those are the same objects (the guard re-analyses a growing session before every guarded cell)."""
+    reached = _reached(loop, funcs)
+    hit = _VERDICTS.get((name, id(loop)))
+    if hit is not None and hit[0] is loop and hit[1] == reached:
+        return hit[3]
+    verdict = judge(loop)
+    if len(_VERDICTS) > 20000:
+        _VERDICTS.clear()
+    _VERDICTS[(name, id(loop))] = (loop, reached, [funcs[n] for n, _ in reached], verdict)  # keeps the ids valid
+    return verdict
+
+
 def _zeroes_grad(node: ast.AST, funcs: dict) -> bool:
     return bool(_attr_calls(node, {"zero_grad"}, funcs)) or _sets_grad(node)
 
@@ -103,17 +132,21 @@ def zero_grad_missing(ctx: NotebookContext) -> Iterator[Hit]:
     if not u.torch_train:
         return
     funcs = u.funcs
-    reported = set()
-    for cell, loop, _parents in _loops(ctx):
+
+    def accumulates(loop: ast.AST) -> bool:
         backs = _attr_calls(loop, {"backward"}, funcs)
         steps = [c for c in _attr_calls(loop, {"step"}, funcs) if not _scheduler_step(c)]
         if not backs or not steps:
-            continue
+            return False
         inner = [n for n in _nested_loops(loop) if _attr_calls(n, {"backward"}, funcs) and
                  _attr_calls(n, {"step"}, funcs)]
         if inner:
-            continue  # judged at the innermost loop that trains
-        if not _zeroes_grad(loop, funcs) and id(loop) not in reported:
+            return False  # judged at the innermost loop that trains
+        return not _zeroes_grad(loop, funcs)
+
+    reported = set()
+    for cell, loop, _parents in _loops(ctx):
+        if _loop_verdict("zero_grad", loop, funcs, accumulates) and id(loop) not in reported:
             reported.add(id(loop))
             yield Hit.at(cell, loop, f"The training loop in {cell_ref(cell)} (line {loop.lineno}) calls "
                                      f"backward() and step() but never zero_grad(): gradients accumulate across "
@@ -138,12 +171,16 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
     if not u.torch_train:
         return
     funcs = u.funcs
+
+    def stays_in_eval(loop: ast.AST) -> bool:
+        return bool(_attr_calls(loop, {"backward"}, funcs) and _attr_calls(loop, {"eval"}, funcs) and
+                    not [c for c in _attr_calls(loop, {"train"}, funcs) if not c.args or
+                         (isinstance(c.args[0], ast.Constant) and c.args[0].value is True)])
+
     for cell, loop, parents in _loops(ctx):
         if parents:
             continue
-        if _attr_calls(loop, {"backward"}, funcs) and _attr_calls(loop, {"eval"}, funcs) and \
-                not [c for c in _attr_calls(loop, {"train"}, funcs) if not c.args or
-                     (isinstance(c.args[0], ast.Constant) and c.args[0].value is True)]:
+        if _loop_verdict("eval_mode", loop, funcs, stays_in_eval):
             yield Hit.at(cell, loop, f"The epoch loop in {cell_ref(cell)} switches the model to eval() for "
                                      f"evaluation but never back to train(): later epochs train in eval mode.",
                          evidence={"loop_line": loop.lineno, "case": "not-reset"})

@@ -216,3 +216,71 @@ def test_rules_that_read_files_are_never_reused():
             assert r.id in READS_OUTSIDE_NOTEBOOK, f"{r.id} ({module.__name__}) may read files"
         if r.id in READS_OUTSIDE_NOTEBOOK or r.scope != "notebook":
             assert not reusable(r)
+
+
+def test_usage_index_continued_over_added_cells_equals_a_fresh_one(monkeypatch):
+    """The guard's next analysis extends the last index by the cells added since; its lists, lookup tables and
+    call filters equal those of an index built from scratch over the whole history, at every step (a new
+    import, which changes the aliases, starts it afresh)."""
+    from jupyter_trainguard.analysis.parsed import ParsedNotebook
+    from jupyter_trainguard.analysis.usage import Usage
+    from jupyter_trainguard.notebook.load import notebook_from_sources
+
+    history = [
+        SETUP + "\nimport torch",
+        "model = torch.nn.Linear(4, 1).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)",
+        "for xb, yb in batches:\n    loss = (model(xb) - yb).pow(2).mean()\n    loss.backward()\n    opt.step()",
+        "%%guarded_train --seed 3\nclf = LogisticRegression().fit(X_train, y_train)",
+        "pass",
+        "torch.save(model.state_dict(), 'last.pt')\nclf.score(X_test, y_test)",
+        "import os\nos.environ['PYTHONHASHSEED'] = '0'",  # new aliases: a fresh index
+        "opt.zero_grad()\nmodel.to('cuda:0')",
+    ]
+    continued: list[int] = []
+    original = Usage._continue
+
+    def spy(self, previous, added):
+        continued.append(len(added))
+        return original(self, previous, added)
+
+    monkeypatch.setattr(Usage, "_continue", spy)
+
+    def facts(u: Usage) -> tuple:
+        tables = tuple({k: [u.calls[i].node for i in v] for k, v in t.items()} for t in u._indexes)
+        return ([(c.pos, c.node, c.q, c.in_func) for c in u.calls], u.funcs, u.assigns, u.assigned_calls, u.blocks,
+                u.loops, tables, [c.node for c in u.fits], [c.node for c in u.cuda_uses], u.guard_seeded(),
+                [c.node for c in u.optimizer_steps], u.tracking())
+
+    previous_cells, previous_parsed, previous_usage = None, None, None
+    for n in range(1, len(history) + 1):
+        sources, counts = history[:n], list(range(1, n + 1))
+        nb = notebook_from_sources("<session>", sources, counts)
+        if previous_cells is not None:  # the guard keeps an unchanged cell as the same object, with its parse
+            nb.cells[: len(previous_cells)] = previous_cells
+        parsed = ParsedNotebook.from_notebook(nb, previous_parsed)
+        u = Usage.build(parsed, previous_usage)
+        facts(u)  # computes the tables and filters the next step continues
+        fresh = Usage.build(ParsedNotebook.from_notebook(notebook_from_sources("<session>", sources, counts)))
+        got, want = facts(u), facts(fresh)
+        assert [(p, ast.dump(node), q, f) for p, node, q, f in got[0]] == \
+            [(p, ast.dump(node), q, f) for p, node, q, f in want[0]]
+        for mine, theirs in zip(got[1:], want[1:]):
+            assert _dumped(mine) == _dumped(theirs)
+        previous_cells, previous_parsed, previous_usage = nb.cells, parsed, u
+    assert continued[:5] == [1, 1, 1, 1, 1], "cells added under the same aliases extend the last index"
+    assert len(continued) == len(history) - 2, "every step continues the last index but the first and the new import"
+
+
+def _dumped(value: Any) -> Any:
+    """`value` with AST nodes (and cells) compared by content, so two parses of the same text are equal."""
+    if isinstance(value, ast.AST):
+        return ast.dump(value, include_attributes=True)
+    if isinstance(value, dict):
+        return {k: _dumped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_dumped(v) for v in value]
+    if isinstance(value, set):
+        return sorted(value)
+    if hasattr(value, "source") and hasattr(value, "index"):
+        return (value.index, value.source)
+    return value

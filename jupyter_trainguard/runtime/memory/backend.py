@@ -111,6 +111,22 @@ class CudaBackend:
         return [(self.torch.cuda, "reset_peak_memory_stats"), (self.torch.cuda.memory, "reset_peak_memory_stats")]
 
 
+def _proc_field(path: str, field: bytes) -> int | None:
+    """The number after `field` in a /proc file of `Key: value kB` lines (None where there is no such file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            text = os.read(fd, 16384)
+        finally:
+            os.close(fd)
+        at = text.find(b"\n" + field)
+        if at < 0 and not text.startswith(field):
+            return None
+        return int(text[at + 1 + len(field):].split(None, 1)[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class RssBackend:
     """Host memory of this process: RSS now, and the kernel's high-water mark (VmHWM) reset per cell on Linux."""
 
@@ -136,14 +152,8 @@ class RssBackend:
         return rss, rss
 
     def _hwm(self) -> int | None:
-        try:
-            with open(f"/proc/{os.getpid()}/status") as fh:
-                for line in fh:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            return None
-        return None
+        kb = _proc_field("/proc/self/status", b"VmHWM:")
+        return None if kb is None else kb * 1024
 
     @property
     def peak_exact(self) -> bool:
@@ -165,6 +175,12 @@ class RssBackend:
         return {}
 
     def device_info(self) -> tuple[int, int] | None:
+        """(available, total) host memory: /proc/meminfo's two fields on Linux (psutil reads the same fields and
+        parses the whole file), psutil elsewhere."""
+        available = _proc_field("/proc/meminfo", b"MemAvailable:")
+        total = _proc_field("/proc/meminfo", b"MemTotal:") if available is not None else None
+        if total is not None and available is not None:
+            return available * 1024, total * 1024
         vm = self._psutil.virtual_memory()
         return int(vm.available), int(vm.total)
 
