@@ -173,7 +173,8 @@ def analyze_notebook(
 ) -> tuple[Report, NotebookContext | None, dict[str, Any]]:
     """Run every selected notebook rule; returns the report, the context and project-rule data (`parsed`: the
     notebook already parsed by the caller; `session`: what the previous analysis of the same live session left,
-    reused where it gives the same findings)."""
+    reused where it gives the same findings; a live session collects no project-rule data, which only combines
+    the notebooks of a scan)."""
     start = time.perf_counter()
     config = config or load_config(nb.path if os.path.exists(nb.path) else None)
     kind = config.notebook_kind(nb.path)
@@ -203,7 +204,7 @@ def analyze_notebook(
             continue
         try:
             if r.scope == "project":
-                if r.collect is not None:
+                if r.collect is not None and session is None:  # a live session is one notebook: never combined
                     project_data[r.id] = r.collect(ctx)
                 report.rules_run.append(r.id)
                 continue

@@ -139,6 +139,10 @@ class Calls:
                 self.key_over_items(key, list(args[0].items))
         if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
             return args[0]
+        if leaf in ("list", "tuple", "set") and not args and not kws:
+            return Val("seq", items=(), site=self.site(e))  # `cols = list()`: filled by `.append` later
+        if leaf == "dict" and not args and not kws:
+            return Val("seq", keys={}, site=self.site(e))  # `d = dict()`, as `{}`: results get stored into it
         if leaf == "dict" and (kws or args and args[0] is not None and args[0].keys is not None):
             keys = dict(args[0].keys) if args and args[0] is not None and args[0].keys is not None else {}
             keys.update(kws)  # constants too: `dict(early_stopping_rounds=50)` passed on as `**params` stops early

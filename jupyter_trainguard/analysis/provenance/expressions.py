@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ..names import role_from_name
 from .api.pandas_api import META_ATTRS
 from .astutil import text
 from .columns import KEEP_COLS
@@ -89,6 +90,9 @@ class Expressions:
 
     def operator(self, e: ast.expr) -> Val | None:
         vals = [self.expr(c) for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr)]
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mod) and isinstance(e.left, ast.Constant) and \
+                isinstance(e.left.value, str):
+            return None  # `'%s(t+%d)' % (c, n)`: a formatted string (a name), as an f-string is
         data = [v for v in vals if v is not None and v.is_data]
         if not data:
             return None
@@ -196,6 +200,10 @@ class Expressions:
             declared = [t for t in base.rows if len(t) == 1 and isinstance(t[0], tuple) and t[0][0] == "declared"]
             if declared and len(base.rows) == 1 and sl.value in SPLIT_NAMES:  # raw["test"] of a library dataset
                 return self.declared_part(base, declared[0][0], SPLIT_NAMES[sl.value], e)
+            part = _split_key(sl.value)
+            if part is not None and base.fcols is None and accessor is None and base.rows:
+                # data of unknown layout (a pickled dict of arrays) indexed by a split's name: that split's part
+                return self.declared_part(base, "keyed", part, e)
             if accessor in ("iloc", "iat") or accessor == "loc" and isinstance(sl.value, int):
                 return self.select(base, ("row", repr(sl.value)), "one", "slice", e)
             same.cols = None
@@ -265,3 +273,10 @@ def _norm(node: ast.AST) -> str:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return "-" + text(node.operand)
     return text(node)
+
+
+def _split_key(key: object) -> str | None:
+    """The split a key names (`"train"`, `"x_test"`, `"cv"`), or None."""
+    if not isinstance(key, str):
+        return None
+    return SPLIT_NAMES.get(key) or ("val" if key.lower() == "cv" else role_from_name(key))

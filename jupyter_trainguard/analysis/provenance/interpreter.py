@@ -94,7 +94,12 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
                 self.assign(s.target, self.expr(s.value), s.value)
         elif isinstance(s, ast.AugAssign):
             cur = self.expr(s.target) if isinstance(s.target, (ast.Name, ast.Subscript, ast.Attribute)) else None
-            v = self.derive(s, [cur, self.expr(s.value)])
+            add = self.expr(s.value)
+            if cur is not None and cur.kind == "seq" and cur.items is not None and isinstance(s.op, ast.Add) and \
+                    add is not None and add.kind == "seq" and add.items is not None:
+                self.assign(s.target, cur._replace(items=cur.items + add.items), s)  # `preds += [p]`
+                return
+            v = self.derive(s, [cur, add])
             if v is not None and cur is not None and cur.kind == "seq":
                 v = cur
             self.assign(s.target, v if v is not None else cur, s)
@@ -245,7 +250,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             rows = v.rows if v.rows and _unfilled(base.rows) else base.rows  # `pd.DataFrame()`: the first column's
             self.env[base_node.id] = Val(base.kind, rows=rows, stats=base.stats, site=base.site,
                                          time=base.time | v.time | self.datetime_evidence(rhs),
-                                         name=base_node.id, evals=base.evals, label=base.label, cols=cols,
+                                         name=base_node.id, evals=_joined(base.evals, v.evals), label=base.label,
+                                         cols=cols,
                                          fcols=base.fcols, flabel=base.flabel, oid=base.oid)
             self.mutated.add(base_node.id)
             self.update_aliases(base, self.env[base_node.id])
@@ -378,3 +384,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
 def _unfilled(rows: frozenset) -> bool:
     """Rows of an empty frame (`pd.DataFrame()`) that no column with rows has been written into yet."""
     return len(rows) == 1 and all(len(tok) == 1 and tok[0][0] == "empty" for tok in rows)
+
+
+def _joined(evals: tuple, more: tuple) -> tuple:
+    """A frame's evaluations after a column of predictions is written into it (`df['pred'] = m.predict(X)`): a
+    metric on its columns scores them."""
+    return evals + tuple(ev for ev in more if ev not in evals)

@@ -29,6 +29,8 @@ _MODELISH = ("model", "pipeline", "search", "unknown")
 
 
 
+# methods whose arguments count or place rows (periods, window sizes, decimals): none of their values reach the data
+COUNT_ARGS = frozenset({"shift", "diff", "pct_change", "rolling", "expanding", "round"})
 WINDOWED = frozenset({"rolling", "expanding", "ewm", "shift", "diff", "pct_change", "resample", "cumsum",
                       "cummax", "cummin"})
 
@@ -241,6 +243,8 @@ class Methods:
         if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
             return self.list_append(e.func.value.id, recv, args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data and a is not recv]
+        if attr in COUNT_ARGS:
+            data = []  # `s.shift(lag)`: the argument is a number of rows, no value of it reaches the data
         stats = recv.stats.union(*(a.all_stats for a in data)) if data else recv.stats
         cols = recv.cols
         if cols and attr == "drop":

@@ -139,7 +139,7 @@ class State:
     def mark_scored(self, vals: list[Val | None], node: ast.AST) -> None:
         """A metric (or a comparison with the labels) read these predictions: their evaluations are scored."""
         s = None
-        for v in vals:
+        for v in [x for val in vals for x in _flat(val)]:  # a list of predictions gathered one by one, too
             if v is None:
                 continue
             blend = len({id(ev.obj) for ev in v.evals}) > 1

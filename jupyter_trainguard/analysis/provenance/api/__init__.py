@@ -13,6 +13,7 @@ from .table import ClassRow, FuncRow
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
+_ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")
 _TRANSFORMER_SUFFIXES = ("Scaler", "Encoder", "Imputer", "Vectorizer", "Selector")
 _ML_ROOTS = ("sklearn", "xgboost", "lightgbm", "catboost", "imblearn", "keras", "tensorflow", "statsmodels",
              "category_encoders", "feature_engine", "skopt", "mlxtend", "tpot", "optuna")
@@ -42,6 +43,8 @@ def lookup_class(q: str) -> ClassRow | None:
             return ClassRow("transformer")
         if leaf.endswith(_MODEL_SUFFIXES) and (root in _ML_ROOTS or leaf[0].isupper()):
             return ClassRow("model")
+    if leaf[:1].isupper() and leaf.endswith(_ANY_LIBRARY_MODELS):
+        return ClassRow("model")  # another library's estimator (`FMRegression`, `KNNClassifier`): fit/predict
     return None
 
 

@@ -1,0 +1,102 @@
+# ruff: noqa: E501  (the bad/good pairs read best one statement per line)
+"""Values the interpreter must not lose (or invent) on their way from a fit to a score: lists built empty and
+filled later, predictions gathered with `+=` or written into a frame's column, estimators of libraries outside
+the API table, data of unknown layout indexed by a split's name, and numbers that only name or shift columns.
+
+Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+LEAKS = ("LEAK001", "LEAK002", "LEAK003", "LEAK007")
+PRELUDE = """import pickle
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import Ridge, LogisticRegression
+from sklearn.metrics import mean_squared_error, accuracy_score, roc_auc_score
+df = pd.read_csv("series.csv")"""
+
+LAGGED = """def lagged(frame, k):
+    cols = list()
+    for i in range(1, k + 1):
+        cols.append(frame.shift(i))
+    cols.append(frame)
+    return pd.concat(cols, axis=1).dropna()
+feats = lagged(df[['a', 'b']], 3)
+Xtr, Xva, ytr, yva = train_test_split(feats, df['c'].iloc[3:], test_size=0.3)
+m = Ridge().fit(Xtr, ytr)
+"""
+
+GATHERED = """def report(truth, raw):
+    picked = []
+    for i in range(len(raw)):
+        if raw[i] > 0.5:
+            picked += [raw[i]]
+        else:
+            picked += [0]
+    return accuracy_score(truth, picked)
+Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'], test_size=0.25)
+clf = LogisticRegression().fit(Xtr, ytr)
+"""
+
+OTHER_LIBRARY = """from factorlib.models import FactorRegression
+Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])
+fm = FactorRegression(rank=4)
+fm.fit(Xtr, ytr)
+"""
+
+KEYED = """with open('arrays.pkl', 'rb') as fh:
+    store = dict()
+    store['digits'] = pickle.load(fh)
+Xtr, ytr = store['digits']['x_train'], store['digits']['y_train']
+Xte, yte = store['digits']['x_test'], store['digits']['y_test']
+clf = LogisticRegression().fit(Xtr, ytr)
+"""
+
+COLUMN = """Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'], test_size=0.2)
+clf = LogisticRegression().fit(Xtr, ytr)
+"""
+
+HORIZON = """steps = (df['t'].max() - df['t'].min()).days
+target = 'c(t+%d)' % steps
+df[target] = df['c'].shift(-steps)
+"""
+
+# (case id, rule the bad code raises, bad code, good code)
+PAIRS = [
+    ("list-built-empty-and-appended-in-a-helper", "LEAK007",
+     LAGGED + "print(mean_squared_error(ytr, m.predict(Xtr)))",
+     LAGGED + "print(mean_squared_error(yva, m.predict(Xva)))"),
+    ("predictions-gathered-with-plus-equals", "LEAK007",
+     GATHERED + "print(report(ytr, clf.predict(Xtr)))",
+     GATHERED + "print(report(yte, clf.predict(Xte)))"),
+    ("estimator-of-a-library-outside-the-table", "LEAK007",
+     OTHER_LIBRARY + "print(mean_squared_error(ytr, fm.predict(Xtr)))",
+     OTHER_LIBRARY + "print(mean_squared_error(yte, fm.predict(Xte)))"),
+    ("unknown-layout-data-indexed-by-split-names", "LEAK007",
+     KEYED + "print(accuracy_score(ytr, clf.predict(Xtr)))",
+     KEYED + "print(accuracy_score(yte, clf.predict(Xte)))"),
+    ("predictions-written-into-a-frame-column", "LEAK007",
+     COLUMN + "res = pd.DataFrame({'y': ytr})\n# %%\nres['pred'] = clf.predict_proba(Xtr)[:, 1]\n# %%\nprint(roc_auc_score(res['y'], res['pred']))",
+     COLUMN + "res = pd.DataFrame({'y': yte})\n# %%\nres['pred'] = clf.predict_proba(Xte)[:, 1]\n# %%\nprint(roc_auc_score(res['y'], res['pred']))"),
+    ("statistic-in-a-column-name-or-a-shift-is-no-feature", "LEAK001",
+     HORIZON + "df['a'] = df['a'] / df['a'].max()\nX, y = df[['a', 'b']].iloc[:-steps], df[target].iloc[:-steps]\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     HORIZON + "X, y = df[['a', 'b']].iloc[:-steps], df[target].iloc[:-steps]\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+]
+
+
+def _ids(code: str) -> set[str]:
+    rep = analyze_sources([PRELUDE] + code.split("\n# %%\n"))
+    return {f.rule_id for f in rep.findings if f.rule_id in LEAKS}
+
+
+@pytest.mark.parametrize("case,rule,bad,good", PAIRS, ids=[p[0] for p in PAIRS])
+def test_bad_leaks_and_good_is_clean(case: str, rule: str, bad: str, good: str) -> None:
+    assert rule in _ids(bad), case
+    assert not _ids(good), case
