@@ -61,14 +61,22 @@ def facts_for(tree: ast.AST, key: str | None = None) -> CellFacts:
     return facts
 
 
+_LAST: list[tuple[tuple, list[CellFacts]]] = []  # the last tuple of pairs asked for, and its facts
+
+
 def all_facts(trees: Iterable[ast.AST | tuple[str, ast.AST]]) -> list[CellFacts]:
-    """Facts for trees, or for (source, tree) pairs (cached by source)."""
+    """Facts for trees, or for (source, tree) pairs (cached by source). A tuple (the guard's session, which its
+    seeding, split and runtime checks each ask for) is answered again without a lookup per cell."""
+    if type(trees) is tuple and _LAST and _LAST[0][0] is trees:
+        return _LAST[0][1]
     out = []
     for item in trees:
         if isinstance(item, tuple):
             out.append(facts_for(item[1], item[0]))
         else:
             out.append(facts_for(item))
+    if type(trees) is tuple:
+        _LAST[:] = [(trees, out)]
     return out
 
 

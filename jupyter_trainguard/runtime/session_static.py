@@ -110,7 +110,7 @@ def session_notebook(shell: Any, sources: list[str], counts: list[int | None],
 class _Pre:
     run: GuardRun
     location: Any
-    trees: list[tuple[str, ast.AST]] = field(default_factory=list)  # (code, AST) per executed cell
+    trees: tuple[tuple[str, ast.AST], ...] = ()  # (code, AST) per executed cell
     aliases: dict[str, str] = field(default_factory=dict)
     cell_tree: ast.AST | None = None
     kind: str = "other"
@@ -140,7 +140,7 @@ def static_checks(shell: Any, cell: str, run: GuardRun, background: bool = False
         state.cells, state.parsed = nb.cells, parsed
     location = places.location(len(sources) - 1)
     pre = _Pre(run=run, location=location, config=config, kind=config.notebook_kind(nb.path))
-    pre.trees = [(c.python or "", t) for c, t in parsed.trees]
+    pre.trees = tuple((c.python or "", t) for c, t in parsed.trees)  # immutable: its facts are looked up once
     pre.aliases = dict(parsed.aliases)
     last = [pc for pc in parsed.cells if pc.cell.index == len(sources) - 1]
     pre.cell_tree = last[0].tree if last else None
