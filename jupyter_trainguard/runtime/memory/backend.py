@@ -134,11 +134,18 @@ class RssBackend:
     is_device = False
 
     def __init__(self) -> None:
-        import psutil
-
-        self._proc = psutil.Process()
-        self._psutil = psutil
         self._hwm_exact = False
+
+    @property
+    def _proc(self) -> Any:
+        """This process in psutil (made on first use: Linux reads /proc directly, every guarded cell makes a
+        backend)."""
+        proc = self.__dict__.get("_psutil_proc")
+        if proc is None:
+            import psutil
+
+            proc = self.__dict__["_psutil_proc"] = psutil.Process()
+        return proc
 
     def current(self) -> tuple[int, int]:
         try:  # Linux: one read of /proc/self/statm (~2 us; psutil's memory_info takes ~12 us)
@@ -181,7 +188,9 @@ class RssBackend:
         total = _proc_field("/proc/meminfo", b"MemTotal:") if available is not None else None
         if total is not None and available is not None:
             return available * 1024, total * 1024
-        vm = self._psutil.virtual_memory()
+        import psutil
+
+        vm = psutil.virtual_memory()
         return int(vm.available), int(vm.total)
 
     def synchronize(self) -> None:
