@@ -94,6 +94,10 @@ class Usage(Record):
 
         `previous`: the index of the same session's last analysis. When its cells are the first cells of this one
         (the same parsed parts, the same aliases), its lists and lookup tables are extended by the new cells only."""
+        if previous is not None:
+            continued = cls._continued(parsed, previous)
+            if continued is not None:
+                return continued
         u = cls(parsed)
         for i, (cell, _) in enumerate(parsed.trees):
             u.order[cell.index] = i
@@ -117,10 +121,34 @@ class Usage(Record):
         # every cell's part is sorted and its place in execution order (the first key) grows from part to part:
         # the concatenation is sorted
         u._parts = parts
-        if previous is not None and previous._continues(u, parts):
-            u._continue(previous, parts[len(previous._parts or ()):])
-        else:
-            u._extend(parts)
+        u._extend(parts)
+        return u
+
+    @classmethod
+    def _continued(cls, parsed: ParsedNotebook, previous: Usage) -> Usage | None:
+        """`previous` extended by the cells `parsed` adds after its own (the same parsed cells first, the same
+        aliases, no new cell sharing an index with an earlier one); None when it is not such a continuation."""
+        old, new = previous.parsed.cells, parsed.cells
+        if (previous._parts is None or not hasattr(parsed, "aliases_key")
+                or parsed.aliases_key is not previous.parsed.aliases_key or len(new) < len(old)
+                or not all(a is b for a, b in zip(old, new))):
+            return None
+        u = cls(parsed)
+        u.order = dict(previous.order)
+        added = []
+        for pc in new[len(old):]:
+            if pc.tree is None:
+                continue
+            if pc.cell.index in u.order:
+                return None  # cells sharing an index: sorted as a whole by a full build
+            u.order[pc.cell.index] = len(u.order)
+            key = (parsed.aliases_key, u.order[pc.cell.index])
+            hit = pc.memo.get("usage")
+            if hit is None or hit[0] != key:
+                hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, u.order), u.order))
+            added.append(hit[1])
+        u._parts = previous._parts + added
+        u._continue(previous, added)
         return u
 
     # the per-cell parts concatenated into the lists, when they are (a plain attribute: not a field of the record)
@@ -134,12 +162,6 @@ class Usage(Record):
             self.assigned_calls.extend(assigned_calls)
             self.blocks.extend(blocks)
             self.loops.extend(loops)
-
-    def _continues(self, new: Usage, parts: list[tuple]) -> bool:
-        """`new` (built from `parts`) is this index with cells added at the end, under the same aliases."""
-        mine = self._parts
-        return (mine is not None and new.parsed.aliases_key is self.parsed.aliases_key and len(parts) >= len(mine)
-                and all(a is b for a, b in zip(mine, parts)))
 
     def _continue(self, previous: Usage, added: list[tuple]) -> None:
         """This index as `previous` plus the parts `added`: the lists copied and extended, and the lookup tables
