@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+from ..names import DATE_WORD
+
 
 def kw(e: ast.Call, name: str) -> ast.expr | None:
     """The value of keyword argument `name`, or None."""
@@ -26,3 +28,13 @@ def text(node: ast.AST | None) -> str:
         return " ".join(ast.unparse(node).split())
     except Exception:  # pragma: no cover - unparse of odd nodes
         return "?"
+
+
+def names_time(node: ast.AST) -> bool:
+    """The expression selects a date or time column (`df['date']`, `df.year`, `pd.to_datetime(...)`)."""
+    for n in ast.walk(node):
+        word = n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else \
+            n.attr if isinstance(n, ast.Attribute) else None
+        if word and DATE_WORD.search(word):
+            return True
+    return False

@@ -6,7 +6,7 @@ import ast
 
 from ..names import role_from_name
 from .api.pandas_api import META_ATTRS
-from .astutil import text
+from .astutil import names_time, text
 from .columns import KEEP_COLS
 from .values import Val
 
@@ -97,8 +97,11 @@ class Expressions:
         if not data:
             return None
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub) and len(data) == 2 and data[0].rows and \
-                not data[1].rows and all(f.cls in ("min", "max") for f in data[1].stats - data[0].all_stats):
-            data = data[:1]  # `d - d.min()`: an offset (days since the first date) learns nothing to leak
+                not data[1].rows and all(f.cls in ("min", "max") for f in data[1].stats - data[0].all_stats) and \
+                names_time(e.left):
+            # `d - d.min()` on dates: a time origin (days since the first date) learns nothing to leak; on other
+            # values it shifts them by a minimum learned from every row (a min-max scaler without the division)
+            data = data[:1]
         out = self.derive(e, data)
         preds = [v for v in data if v.kind == "pred"]
         labels = [v for v in data if v.kind == "data" and v.rows]

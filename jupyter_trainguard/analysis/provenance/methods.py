@@ -7,7 +7,8 @@ import ast
 
 from .api.numpy_api import RANDOM_DRAWS
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
-from .astutil import const, kw, text
+from .api.sklearn import UNSUPERVISED
+from .astutil import const, kw, names_time, text
 from .rows import DUP
 from .training import EARLY, stops_early
 from .values import Obj, Val
@@ -23,6 +24,7 @@ PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_
                      "predict_on_batch", "forecast", "get_prediction", "kneighbors"})
 SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
+ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a value's place in the sorted vocabulary
 
 
 
@@ -158,7 +160,10 @@ class Methods:
             return recv if attr == "fit" else None
         if role in ("transformer", "augmenter"):
             fit = self.add_fit("transformer", obj.cls, x, e, obj=obj, y=y)
-            fit.vocab = getattr(obj, "vocab", False)  # type: ignore[attr-defined]
+            # an encoder that lists categories learns nothing from how values are distributed; dates encoded as
+            # their position among the dates seen are a time axis: each row's code is its rank among all the rows
+            fit.vocab = getattr(obj, "vocab", False) and not (  # type: ignore[attr-defined]
+                obj.cls.endswith(ORDINAL_CODES) and e.args and names_time(e.args[0]))
             obj.fit = fit
             if attr in ("fit_transform", "fit_predict"):
                 return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals,
@@ -172,16 +177,19 @@ class Methods:
             self.add_eval(obj, x, "fit", e, scored=True, cv=True)
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
         obj.fit = fit
+        obj.learned = None
+        if y is None and obj.cls.rsplit(".", 1)[-1] in UNSUPERVISED or attr == "fit_predict":
+            obj.learned = self.add_fit("transformer", obj.cls, x, e, obj=obj)
         if attr == "fit_transform":
             return Val("data", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=x.evals)
         if attr == "fit_predict":
-            tfit = self.add_fit("transformer", obj.cls, x, e, obj=obj)
-            return Val("data", rows=x.rows, stats=x.all_stats | {tfit}, site=self.site(e))
+            return Val("data", rows=x.rows, stats=x.all_stats | {obj.learned}, site=self.site(e))
         return recv
 
     def prediction(self, obj: Obj, x: Val, method: str, e: ast.Call) -> Val:
         ev = self.add_eval(obj, x, method, e)
-        return Val("pred", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=(ev,))
+        learned = frozenset({obj.learned}) if obj.learned is not None else frozenset()  # distances, clusters
+        return Val("pred", rows=x.rows, stats=x.all_stats | learned, site=self.site(e), evals=(ev,))
 
     # ------------------------------------------------------------------ data
     def data_method(self, recv: Val, attr: str, e: ast.Call, args: list, kws: dict) -> Val | None:

@@ -96,10 +96,12 @@ class Obj(Record, eq=False):
     cls_node: object = None  # the notebook class's ast.ClassDef
     mode: str = "train"  # a network after `.eval()` predicts even inside a training loop
     shuffle: bool = False  # a splitter that shuffles (KFold(shuffle=True), ShuffleSplit)
+    learned: Fit | None = None  # an estimator fitted without labels: the statistics its outputs carry
 
     def __init__(self, cls: str, role: str, site: Site, fit: Fit | None = None, bound: tuple | None = None,
                  inner: Obj | None = None, multi: int = 1, early: bool = False, attrs: dict | None = None,
-                 cls_node: object = None, mode: str = "train", shuffle: bool = False) -> None:
+                 cls_node: object = None, mode: str = "train", shuffle: bool = False,
+                 learned: Fit | None = None) -> None:
         self.cls = cls
         self.role = role
         self.site = site
@@ -112,6 +114,7 @@ class Obj(Record, eq=False):
         self.cls_node = cls_node
         self.mode = mode
         self.shuffle = shuffle
+        self.learned = learned
 
 
 class Eval(Record, eq=False):

@@ -66,6 +66,13 @@ CLASSES: dict[str, ClassRow] = {
         "EasyEnsembleClassifier", "RUSBoostClassifier", "BalancedBaggingClassifier")},
 }
 
+# estimators fitted on features alone (clusterings, neighbours, density and outlier models): what they output for
+# rows (cluster, distances, scores) is a transform of the rows they were fitted on, as PCA's components are
+UNSUPERVISED = frozenset({
+    "KMeans", "MiniBatchKMeans", "GaussianMixture", "BayesianGaussianMixture", "MeanShift", "Birch",
+    "NearestNeighbors", "IsolationForest", "LocalOutlierFactor", "OneClassSVM", "EllipticEnvelope",
+    "SpectralClustering", "AgglomerativeClustering", "DBSCAN", "OPTICS", "AffinityPropagation"})
+
 FUNCS: dict[str, FuncRow] = {
     "train_test_split": FuncRow("split", SK),
     **{n: FuncRow("cv", SK) for n in ("cross_val_score", "cross_validate", "cross_val_predict", "learning_curve",
