@@ -152,7 +152,7 @@ class SessionAnalysis:
         try:
             order = replay_order(parsed)
             if (interp is not None and parsed.aliases == self._aliases and len(order) >= len(ran)
-                    and all(a is b for a, b in zip(order, ran))):
+                    and list(map(id, order[:len(ran)])) == list(map(id, ran))):  # `ran` keeps its cells alive
                 rec = interp.resume(parsed, len(ran))
             else:
                 interp = Interpreter(parsed)

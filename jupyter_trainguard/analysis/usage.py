@@ -149,6 +149,8 @@ class Usage(Record):
             added.append(hit[1])
         u._parts = previous._parts + added
         u._continue(previous, added)
+        if "_guard_seeded" in previous.__dict__:  # cells are only added: a seeding cell stays, new ones may seed
+            u.__dict__["_guard_seeded"] = previous.__dict__["_guard_seeded"] or _guard_seeds(new[len(old):])
         return u
 
     # the per-cell parts concatenated into the lists, when they are (a plain attribute: not a field of the record)
@@ -190,8 +192,6 @@ class Usage(Record):
             self.__dict__["fits"] = done["fits"] + self._fits_among(new_calls)
         if "cuda_uses" in done:
             self.__dict__["cuda_uses"] = done["cuda_uses"] + _cuda_among(new_calls)
-        if "_guard_seeded" in done and done["_guard_seeded"]:
-            self.__dict__["_guard_seeded"] = True  # cells are only added: a seeding cell stays
 
     def pos(self, cell: Cell, node: ast.AST) -> tuple[int, int, int]:
         return (self.order.get(cell.index, 0), getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
@@ -302,9 +302,7 @@ class Usage(Record):
 
     @cached_property
     def _guard_seeded(self) -> bool:
-        return any(pc.cell.cell_magic == "guarded_train" and
-                   _GUARD_SEED.search(pc.cell.source.lstrip("\n").partition("\n")[0])
-                   for pc in self.parsed.cells)
+        return _guard_seeds(self.parsed.cells)
 
     def tracking(self) -> set[str]:
         roots = self.roots() & TRACKING_ROOTS
@@ -317,6 +315,12 @@ class Usage(Record):
 
 
 _GUARD_SEED = re.compile(r"--seed(=|\s+)-?\d+")
+
+
+def _guard_seeds(cells: list) -> bool:
+    """One of these parsed cells is a `%%guarded_train --seed N` cell."""
+    return any(pc.cell.cell_magic == "guarded_train" and
+               _GUARD_SEED.search(pc.cell.source.lstrip("\n").partition("\n")[0]) for pc in cells)
 
 
 def _cuda_among(calls: list[CallSite]) -> list[CallSite]:

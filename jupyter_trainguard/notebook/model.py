@@ -95,5 +95,9 @@ class Notebook(Record):
         return cells
 
     def order_differs(self) -> bool:
-        cells = [c for c in self.code_cells if c.source.strip()]
-        return [c.index for c in self.execution_order()] != [c.index for c in cells]
+        """`execution_order()` is not the document order: every non-empty code cell has a distinct execution count
+        and the counts do not increase from top to bottom."""
+        counts = [c.execution_count for c in self.code_cells if c.source.strip()]
+        if not counts or not all(isinstance(n, int) for n in counts) or len(set(counts)) != len(counts):
+            return False
+        return counts != sorted(counts)  # type: ignore[type-var]

@@ -90,12 +90,29 @@ def _pinned_in(d: Path) -> str | None:
     return None
 
 
+_RESOLVED: dict[str, Path] = {}
+
+
+def _resolved(p: Path) -> Path:
+    """`p.resolve()`, kept per absolute path for the process (one lstat per component otherwise: the guard asks
+    before every guarded cell)."""
+    if not p.is_absolute():
+        return p.resolve()  # relative to the working folder, which may change
+    key = str(p)
+    hit = _RESOLVED.get(key)
+    if hit is None:
+        if len(_RESOLVED) > 1024:
+            _RESOLVED.clear()
+        hit = _RESOLVED[key] = p.resolve()
+    return hit
+
+
 def search_dirs(nb: Path, root: Path | None, folder: Path | None = None) -> list[Path]:
     """The notebook's folder (or `folder`) and its parents up to the config root (or the repository root, at most
     6 up)."""
     out = []
-    d = (folder if folder is not None else nb.parent).resolve()
-    root_r = root.resolve() if root is not None else None
+    d = _resolved(folder if folder is not None else nb.parent)
+    root_r = _resolved(root) if root is not None else None
     for _ in range(MAX_UP):
         out.append(d)
         if root_r is not None and d == root_r:

@@ -60,6 +60,7 @@ class _Session:
     analysis: Any
     cells: list[Any] = field(default_factory=list)
     parsed: Any = None
+    before: tuple[list[str], Any] | None = None  # the sources and cell places `cells` were built from
     cpu_ms: float | None = None  # CPU time of the last analysis of the static rules
 
 
@@ -79,11 +80,13 @@ def _session_of(shell: Any) -> _Session | None:
 
 
 def session_notebook(shell: Any, sources: list[str], counts: list[int | None],
-                     previous: list[Any] | None = None) -> tuple[Any, Any]:
+                     previous: list[Any] | None = None, before: tuple[list[str], Any] | None = None
+                     ) -> tuple[Any, Any]:
     """The history as a notebook (cells named as in the saved notebook) and where its cells are found there.
 
     `previous`: the cells of the last one; a cell of it built from the same entry (source, execution count, name,
-    place) is taken over as it is, the object the last analysis saw."""
+    place) is taken over as it is, the object the last analysis saw. `before`: the sources and places that last
+    one was built from, which lets the unchanged first entries be recognised in one comparison."""
     from ..notebook.load import notebook_from_sources
     from ..session_cells import locate
 
@@ -93,7 +96,10 @@ def session_notebook(shell: Any, sources: list[str], counts: list[int | None],
         places.label_cells(nb.cells)
         return nb, places
     nb = notebook_from_sources(SESSION_PATH, [], [])
-    for i, (src, count) in enumerate(zip(sources, counts)):
+    same = _same_prefix(sources, places, previous, before)
+    nb.cells.extend(previous[:same])
+    for i in range(same, len(sources)):
+        src, count = sources[i], counts[i]
         label = places.label(i) or (None if count is None else f"[In {count}]")  # as `label_cells` names it
         old = previous[i] if i < len(previous) else None
         if (old is not None and old.index == i and old.source == src and old.execution_count == count
@@ -104,6 +110,21 @@ def session_notebook(shell: Any, sources: list[str], counts: list[int | None],
         cell.index, cell.label = i, label
         nb.cells.append(cell)
     return nb, places
+
+
+def _same_prefix(sources: list[str], places: Any, previous: list[Any], before: tuple[list[str], Any] | None) -> int:
+    """How many first entries are those `previous` was built from (same source, execution count and place in the
+    saved notebook, so the same cell and name): all of `previous` or none."""
+    if before is None:
+        return 0
+    old_sources, old_places = before
+    n = len(previous)
+    if len(old_sources) != n or len(sources) < n:
+        return 0
+    if (sources[:n] == old_sources and places.counts[:n] == old_places.counts[:n]
+            and places.places[:n] == old_places.places[:n]):
+        return n
+    return 0
 
 
 @dataclass
@@ -134,10 +155,11 @@ def static_checks(shell: Any, cell: str, run: GuardRun, background: bool = False
         run.notes.append(f"configuration error, defaults used: {exc}")
         config = Config(root=Path.cwd())
     state = _session_of(shell)  # an unchanged cell stays the object analysed last time, its parse with it
-    nb, places = session_notebook(shell, sources, counts, state.cells if state is not None else None)
+    nb, places = session_notebook(shell, sources, counts, state.cells if state is not None else None,
+                                  state.before if state is not None else None)
     parsed = ParsedNotebook.from_notebook(nb, state.parsed if state is not None else None)
     if state is not None:
-        state.cells, state.parsed = nb.cells, parsed
+        state.cells, state.parsed, state.before = nb.cells, parsed, (sources, places)
     location = places.location(len(sources) - 1)
     pre = _Pre(run=run, location=location, config=config, kind=config.notebook_kind(nb.path))
     pre.trees = tuple((c.python or "", t) for c, t in parsed.trees)  # immutable: its facts are looked up once

@@ -14,9 +14,10 @@ def replay_order(parsed: ParsedNotebook) -> list:
     Counts only record each cell's last run: when a cell reads a name that only a later-counted cell defines
     (imports re-run after the cells that used them), the counts do not describe how the state was built."""
     cells = list(parsed.cells)
-    document = sorted(cells, key=lambda pc: pc.cell.index)
-    if [pc.cell.index for pc in cells] == [pc.cell.index for pc in document]:
+    indexes = [pc.cell.index for pc in cells]
+    if indexes == sorted(indexes):
         return cells
+    document = sorted(cells, key=lambda pc: pc.cell.index)
     defined: set[str] = set(dir(builtins))
     for pc in cells:
         if pc.tree is None:
