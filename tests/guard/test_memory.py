@@ -86,6 +86,8 @@ def test_timeline_is_decimated_not_unbounded():
 def test_sampler_thread_collects_points():
     import time
 
+    from jupyter_trainguard.runtime.memory.sampler import attached
+
     b = ScriptedBackend()
     t = MemoryTracker(b, interval=0.01)
     t.start()
@@ -93,7 +95,10 @@ def test_sampler_thread_collects_points():
     while len(t.timeline) < 4 and time.time() < deadline:
         time.sleep(0.01)
     r = t.stop(collect=False)
-    assert len(r.timeline) >= 4 and t._thread is not None and not t._thread.is_alive()
+    assert len(r.timeline) >= 4 and t not in attached(), "stopped: the sampler no longer serves it"
+    points = len(t.timeline)
+    time.sleep(0.05)
+    assert len(t.timeline) == points, "no sample after stop"
 
 
 def test_optimizer_steps_become_markers_and_hook_is_removed():
@@ -162,3 +167,35 @@ def test_cuda_peak_and_cleanup_on_gpu(shell):
     shell.run("%%guarded_train --backend cuda\ndef f():\n    t = torch.empty(512 << 20, dtype=torch.uint8, "
               "device='cuda')\n    raise RuntimeError('x')\nf()", ok=False)
     assert shell.last.cleanup["freed"] >= 512 * MiB
+
+
+def test_one_sampler_thread_serves_every_tracker_and_a_failing_sample_stops_only_its_own():
+    import threading
+    import time
+
+    from jupyter_trainguard.runtime.memory.sampler import NAME, attached
+
+    class Broken(ScriptedBackend):
+        def current(self):
+            if getattr(self, "armed", False):
+                raise RuntimeError("device lost")
+            return super().current()
+
+    first, second = MemoryTracker(ScriptedBackend(), interval=0.01), MemoryTracker(Broken(), interval=0.01)
+    first.start()
+    second.start()
+    second.backend.armed = True  # its next timeline sample raises
+    deadline = time.time() + 5
+    while (len(first.timeline) < 5 or second in attached()) and time.time() < deadline:
+        time.sleep(0.01)
+    assert second not in attached(), "a failing sample detaches its tracker"
+    assert first in attached() and len(first.timeline) >= 5, "the other tracker is still sampled"
+    second.backend.armed = False
+    second.stop(collect=False)
+    result = first.stop(collect=False)
+    assert not attached() and result.own_ms > 0, "the sampler's CPU time is counted on the tracker it served"
+    for _ in range(3):  # later cells reuse the same thread: never one thread per cell
+        t = MemoryTracker(ScriptedBackend(), interval=0.01)
+        t.start()
+        t.stop(collect=False)
+    assert len([t for t in threading.enumerate() if t.name == NAME]) == 1

@@ -23,8 +23,14 @@ shell = guard_conftest.shell  # the real-InteractiveShell fixture of tests/guard
 SAMPLER = "trainguard-memory-sampler"
 
 
-def sampler_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == SAMPLER and t.is_alive()]
+def sampler_threads() -> list[object]:
+    """What is still being sampled: trackers attached to the process's sampler thread, and any other thread of
+    that name (the sampler itself parks between guarded cells, serving nothing)."""
+    from jupyter_trainguard.runtime.memory import sampler
+
+    shared = sampler._SAMPLER._thread if sampler._SAMPLER is not None else None
+    others = [t for t in threading.enumerate() if t.name == SAMPLER and t.is_alive() and t is not shared]
+    return [*sampler.attached(), *others]
 
 
 class FlakyBackend(ScriptedBackend):

@@ -1,5 +1,6 @@
 """Per-cell memory tracking: exact peak from the backend's counter (protected against the user's own resets),
-a low-rate sampler thread for the timeline, optimizer steps as markers, and what is left after the cell."""
+a low-rate timeline sampled by the process's sampler thread, optimizer steps as markers, and what is left after
+the cell."""
 
 from __future__ import annotations
 
@@ -60,12 +61,11 @@ class MemoryTracker:
         self._resets = 0
         self._patched: list[tuple[Any, str, Any]] = []
         self._hook: Any = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._sampling = False  # attached to the process's sampler thread (`sampler.py`)
         self._lock = threading.Lock()
         self._steps = 0
         self._own_s = 0.0  # time spent in the step hook
-        self._sampler_cpu_s = 0.0
+        self._sampler_cpu_s = 0.0  # CPU time the sampler thread spent on this tracker
         self.timeline: list[tuple[float, int, int]] = []
         self.markers: list[tuple[float, int, int]] = []
         self._max_sampled = 0
@@ -83,10 +83,12 @@ class MemoryTracker:
             raise
 
     def release(self) -> None:
-        """Stop the sampler thread and undo every hook and patch; safe to call more than once."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        """Stop sampling and undo every hook and patch; safe to call more than once."""
+        if self._sampling:
+            from .sampler import sampler
+
+            sampler().detach(self)
+            self._sampling = False
         self._remove_step_hook()
         self._unpatch_resets()
         self.running = False
@@ -103,8 +105,10 @@ class MemoryTracker:
         if self.step_markers:
             self._install_step_hook()
         if self.interval and self.interval > 0:
-            self._thread = threading.Thread(target=self._run, name="trainguard-memory-sampler", daemon=True)
-            self._thread.start()
+            from .sampler import sampler
+
+            sampler().attach(self)  # the process's sampler thread, started once
+            self._sampling = True
         self.running = True
 
     def stop(self, collect: bool = True) -> MemoryResult:
@@ -149,17 +153,6 @@ class MemoryTracker:
         a, r = self.backend.current()
         self._record(time.perf_counter() - self._t0, a, r)
 
-    def _run(self) -> None:
-        cpu = time.thread_time()
-        try:
-            while not self._stop.wait(self.interval):
-                try:
-                    self.sample()
-                except Exception:  # noqa: BLE001 - a failing sample must not kill the thread noisily
-                    return
-        finally:
-            self._sampler_cpu_s = time.thread_time() - cpu
-
     # -- optimizer step markers ------------------------------------------------------------------------------
     def _install_step_hook(self) -> None:
         if sys.modules.get("torch") is None:
@@ -175,7 +168,7 @@ class MemoryTracker:
         entered = time.perf_counter()
         now = entered - self._t0
         last_t, a = self._last_step_read
-        if self._thread is not None and self.timeline:
+        if self._sampling and self.timeline:
             a = self.timeline[-1][1]  # the sampler's latest point: a read here costs ~0.1 ms once caches are cold
         elif now - last_t >= self.step_sample_gap:
             a = self.backend.current()[0]
