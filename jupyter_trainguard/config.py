@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import sys
 from functools import lru_cache
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from .findings import FACTORY, FrozenRecord, Record, factory
@@ -191,15 +193,23 @@ def config_from_table(table: dict[str, Any], root: Path, source: Path | None = N
 
 
 def find_pyproject(start: str | Path) -> Path | None:
-    """The nearest `pyproject.toml` with a `[tool.trainguard]` table, searching upwards from `start`."""
-    p = Path(start).resolve()
-    if p.is_file() or not p.exists():
-        p = p.parent
-    for d in (p, *p.parents):
-        candidate = d / "pyproject.toml"
-        if candidate.is_file() and _has_table(candidate):
-            return candidate
-    return None
+    """The nearest `pyproject.toml` with a `[tool.trainguard]` table, searching upwards from `start` (with string
+    paths and one stat per folder: the guard asks before every guarded cell)."""
+    d = os.path.realpath(start)  # what `Path.resolve()` does
+    if os.path.isfile(d) or not os.path.exists(d):
+        d = os.path.dirname(d)
+    while True:
+        candidate = os.path.join(d, "pyproject.toml")
+        try:
+            st = os.stat(candidate)
+        except OSError:
+            st = None
+        if st is not None and S_ISREG(st.st_mode) and _has_table(Path(candidate), st.st_mtime):
+            return Path(candidate)
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
 
 @lru_cache(maxsize=64)
@@ -208,9 +218,9 @@ def _read_toml(path: str, mtime: float) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
-def _has_table(path: Path) -> bool:
+def _has_table(path: Path, mtime: float | None = None) -> bool:
     try:
-        data = _read_toml(str(path), path.stat().st_mtime)
+        data = _read_toml(str(path), path.stat().st_mtime if mtime is None else mtime)
     except (OSError, tomllib.TOMLDecodeError):
         return "[tool.trainguard" in path.read_text(errors="replace") if path.exists() else False
     return "trainguard" in data.get("tool", {})
