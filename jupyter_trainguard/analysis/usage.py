@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell
@@ -149,12 +149,26 @@ class Usage(Record):
             added.append(hit[1])
         u._parts = previous._parts + added
         u._continue(previous, added)
+        u.__dict__["_inherited"] = dict(previous.__dict__.get("_mapped", {}))  # results for the first items
         if "_guard_seeded" in previous.__dict__:  # cells are only added: a seeding cell stays, new ones may seed
             u.__dict__["_guard_seeded"] = previous.__dict__["_guard_seeded"] or _guard_seeds(new[len(old):])
         return u
 
     # the per-cell parts concatenated into the lists, when they are (a plain attribute: not a field of the record)
     _parts: ClassVar[list[tuple] | None] = None
+
+    def mapped(self, key: Hashable, source: str, fn: Callable[[Any], Any]) -> list:
+        """`[fn(item) for item in <source>]`, the source being "cells" (the parsed cells, in execution order),
+        "calls", "loops" or "assigns". `key` names `fn` with every input it reads besides the item (a rule id and
+        its settings). An index continued from the session's last analysis holds that analysis' results under
+        the same key for its first items, which are the same objects: only the added items are computed."""
+        done = self.__dict__.setdefault("_mapped", {})
+        hit = done.get((key, source))
+        if hit is None:
+            items = self.parsed.cells if source == "cells" else getattr(self, source)
+            before = self.__dict__.get("_inherited", {}).get((key, source), [])
+            hit = done[(key, source)] = before + [fn(x) for x in items[len(before):]]
+        return hit
 
     def _extend(self, parts: list[tuple]) -> None:
         for calls, funcs, assigns, assigned_calls, blocks, loops in parts:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.constants import check_constant
+from ..analysis.usage import usage_of
 from .context import NotebookContext
 from .registry import Hit, rule
 
@@ -91,18 +92,13 @@ def _number(node: ast.AST) -> Any:
 )
 def hyperparameter_out_of_range(ctx: NotebookContext) -> Iterator[Hit]:
     """Checks well-known hyperparameters given as constants (`LR = ...`) or keyword arguments (`lr=...`): first
-    the constants of every cell, then the keyword arguments (each cell judged once while the configured
-    constants are the same: the guard re-analyses a growing session before every guarded cell)."""
+    the constants of every cell, then the keyword arguments (the guard's next analysis of a growing session
+    judges only the cells added since, while the configured constants are the same)."""
     configured = frozenset(ctx.config.constants)
-    judged = []
-    for pc in ctx.parsed.cells:
-        hit = pc.memo.get("CFG002")
-        if hit is None or hit[0] != configured:
-            hit = pc.memo["CFG002"] = (configured, *_out_of_range(pc, configured))
-        judged.append(hit)
-    for _, constants, _ in judged:
+    judged = usage_of(ctx).mapped(("CFG002", configured), "cells", lambda pc: _out_of_range(pc, configured))
+    for constants, _ in judged:
         yield from constants
-    for _, _, keywords in judged:
+    for _, keywords in judged:
         yield from keywords
 
 

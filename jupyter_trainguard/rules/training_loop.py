@@ -106,6 +106,12 @@ def _loop_verdict(name: str, loop: ast.AST, funcs: dict, judge) -> bool:
     return verdict
 
 
+def _signature(funcs: dict) -> tuple[tuple[str, ast.AST], ...]:
+    """The notebook's functions as a key (nodes compare by identity): a loop's verdict holds while the functions
+    it may call are the same."""
+    return tuple(funcs.items())
+
+
 def _zeroes_grad(node: ast.AST, funcs: dict) -> bool:
     return bool(_attr_calls(node, {"zero_grad"}, funcs)) or _sets_grad(node)
 
@@ -144,9 +150,11 @@ def zero_grad_missing(ctx: NotebookContext) -> Iterator[Hit]:
             return False  # judged at the innermost loop that trains
         return not _zeroes_grad(loop, funcs)
 
+    verdicts = u.mapped(("TRAIN001", _signature(funcs)), "loops",
+                        lambda item: _loop_verdict("zero_grad", item[1], funcs, accumulates))
     reported = set()
-    for cell, loop, _parents in _loops(ctx):
-        if _loop_verdict("zero_grad", loop, funcs, accumulates) and id(loop) not in reported:
+    for (cell, loop, _parents), accumulating in zip(_loops(ctx), verdicts):
+        if accumulating and id(loop) not in reported:
             reported.add(id(loop))
             yield Hit.at(cell, loop, f"The training loop in {cell_ref(cell)} (line {loop.lineno}) calls "
                                      f"backward() and step() but never zero_grad(): gradients accumulate across "
@@ -177,10 +185,10 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
                     not [c for c in _attr_calls(loop, {"train"}, funcs) if not c.args or
                          (isinstance(c.args[0], ast.Constant) and c.args[0].value is True)])
 
-    for cell, loop, parents in _loops(ctx):
-        if parents:
-            continue
-        if _loop_verdict("eval_mode", loop, funcs, stays_in_eval):
+    verdicts = u.mapped(("TRAIN002", _signature(funcs)), "loops",
+                        lambda item: not item[2] and _loop_verdict("eval_mode", item[1], funcs, stays_in_eval))
+    for (cell, loop, _parents), in_eval in zip(_loops(ctx), verdicts):
+        if in_eval:
             yield Hit.at(cell, loop, f"The epoch loop in {cell_ref(cell)} switches the model to eval() for "
                                      f"evaluation but never back to train(): later epochs train in eval mode.",
                          evidence={"loop_line": loop.lineno, "case": "not-reset"})

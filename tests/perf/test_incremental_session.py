@@ -284,3 +284,38 @@ def _dumped(value: Any) -> Any:
     if hasattr(value, "source") and hasattr(value, "index"):
         return (value.index, value.source)
     return value
+
+
+def test_results_mapped_over_a_continued_index_are_computed_for_added_items_only():
+    """`Usage.mapped` (per cell, per loop...): the next analysis of a growing session computes only the items
+    added since the last one, under the same key; a new key, or an index not continued, computes them all."""
+    from jupyter_trainguard.analysis.parsed import ParsedNotebook
+    from jupyter_trainguard.analysis.usage import Usage
+    from jupyter_trainguard.notebook.load import notebook_from_sources
+
+    history = ["import torch", "for x in xs:\n    loss.backward()\n    opt.step()", "a = 1",
+               "while True:\n    opt.zero_grad()\n    break"]
+    seen: list[object] = []
+
+    def judge(item):
+        seen.append(item)
+        return type(item).__name__
+
+    prev_cells = prev_parsed = prev_u = None
+    for n in range(1, len(history) + 1):
+        nb = notebook_from_sources("<session>", history[:n], list(range(1, n + 1)))
+        if prev_cells is not None:
+            nb.cells[: len(prev_cells)] = prev_cells
+        parsed = ParsedNotebook.from_notebook(nb, prev_parsed)
+        u = Usage.build(parsed, prev_u)
+        before = len(seen)
+        cells = u.mapped("judge", "cells", judge)
+        assert cells == ["ParsedCell"] * n
+        assert len(seen) - before == 1, "only the added cell is judged"
+        loops = u.mapped("judge", "loops", judge)
+        assert len(loops) == len(u.loops)
+        prev_cells, prev_parsed, prev_u = nb.cells, parsed, u
+    assert sum(isinstance(x, tuple) for x in seen) == 2, "each loop judged once over the whole session"
+    before = len(seen)
+    u.mapped("another key", "cells", judge)
+    assert len(seen) - before == len(history), "a new key computes every item"
