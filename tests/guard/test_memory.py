@@ -199,3 +199,29 @@ def test_one_sampler_thread_serves_every_tracker_and_a_failing_sample_stops_only
         t.start()
         t.stop(collect=False)
     assert len([t for t in threading.enumerate() if t.name == NAME]) == 1
+
+
+def test_a_forked_child_samples_with_its_own_sampler_thread():
+    import os
+    import time
+
+    from jupyter_trainguard.runtime.memory import sampler
+
+    parent = MemoryTracker(ScriptedBackend(), interval=0.01)
+    parent.start()  # the parent's sampler holds its condition on and off while the fork happens
+    pid = os.fork()
+    if pid == 0:  # the child: a guarded cell there must sample (and never wait on the parent's lock)
+        code = 1
+        try:
+            child = MemoryTracker(ScriptedBackend(), interval=0.01)
+            child.start()
+            deadline = time.time() + 5
+            while len(child.timeline) < 3 and time.time() < deadline:
+                time.sleep(0.01)
+            child.stop(collect=False)
+            code = 0 if len(child.timeline) >= 3 and not sampler.attached() else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    parent.stop(collect=False)
+    assert os.waitstatus_to_exitcode(status) == 0

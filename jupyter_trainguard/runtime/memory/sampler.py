@@ -10,6 +10,7 @@ tracker, as the per-cell thread used to end.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
@@ -70,6 +71,17 @@ class Sampler:
 
 _SAMPLER: Sampler | None = None
 _LOCK = threading.Lock()
+
+
+def _forget_in_child() -> None:
+    """A forked child has no sampler thread, and its copy of the condition may be held by the parent's: it makes
+    its own on first use."""
+    global _SAMPLER, _LOCK
+    _SAMPLER, _LOCK = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def sampler() -> Sampler:
