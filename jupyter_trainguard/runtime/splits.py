@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 ROLE_TOKENS = {
@@ -61,8 +62,10 @@ def kind_of(value: Any) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def role_from_name(name: str) -> tuple[str, str] | None:
-    """(role, stem) when the variable name says which split it is; None otherwise."""
+    """(role, stem) when the variable name says which split it is; None otherwise (kept per name: every guarded
+    cell asks for each name of the namespace)."""
     low = name.lower().strip("_")
     glued = _GLUED.match(low)
     if glued:
