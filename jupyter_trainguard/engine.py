@@ -54,7 +54,6 @@ def clear_caches() -> None:
     for module, name in (
         ("jupyter_trainguard.rules.training_loop", "_MEMO"),
         ("jupyter_trainguard.rules.training_loop", "_FACTS"),
-        ("jupyter_trainguard.rules.training_loop", "_VERDICTS"),
         ("jupyter_trainguard.rules.seeding", "_UNSEEDED"),
         ("jupyter_trainguard.analysis.provenance.functions", "_GLOBALS"),
     ):

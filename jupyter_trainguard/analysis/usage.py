@@ -105,15 +105,7 @@ class Usage(Record):
             u._extend([_index([(cell, n) for cell, tree in parsed.trees for n in ast.walk(tree)], parsed, u.order)])
             _sorted((u.calls, u.funcs, u.assigns, u.assigned_calls, u.blocks, u.loops), u.order)
             return u
-        parts = []
-        for pc in parsed.cells:
-            if pc.tree is None:
-                continue
-            key = (parsed.aliases_key, u.order.get(pc.cell.index, 0))
-            hit = pc.memo.get("usage")
-            if hit is None or hit[0] != key:
-                hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, u.order), u.order))
-            parts.append(hit[1])
+        parts = [_part(pc, parsed, u.order) for pc in parsed.cells if pc.tree is not None]
         if len(parts) != len(u.order):  # cells sharing an index: sort as a whole (and never continue it)
             u._extend(parts)
             _sorted((u.calls, u.funcs, u.assigns, u.assigned_calls, u.blocks, u.loops), u.order)
@@ -142,11 +134,7 @@ class Usage(Record):
             if pc.cell.index in u.order:
                 return None  # cells sharing an index: sorted as a whole by a full build
             u.order[pc.cell.index] = len(u.order)
-            key = (parsed.aliases_key, u.order[pc.cell.index])
-            hit = pc.memo.get("usage")
-            if hit is None or hit[0] != key:
-                hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, u.order), u.order))
-            added.append(hit[1])
+            added.append(_part(pc, parsed, u.order))
         u._parts = previous._parts + added
         u._continue(previous, added)
         u.__dict__["_inherited"] = dict(previous.__dict__.get("_mapped", {}))  # results for the first items
@@ -362,6 +350,16 @@ def _index_keys(calls: list[CallSite], first: int) -> Iterator[tuple[tuple[int, 
         yield (1, c.leaf), i
         if isinstance(c.node.func, ast.Attribute):
             yield (2, c.node.func.attr), i
+
+
+def _part(pc, parsed: ParsedNotebook, order: dict[int, int]) -> tuple:
+    """A parsed cell's sorted part of the index, kept on it while the aliases and its place in execution order
+    stay the same."""
+    key = (parsed.aliases_key, order.get(pc.cell.index, 0))
+    hit = pc.memo.get("usage")
+    if hit is None or hit[0] != key:
+        hit = pc.memo["usage"] = (key, _sorted(_index(pc.node_pairs(), parsed, order), order))
+    return hit[1]
 
 
 def _index(nodes: list[tuple[Cell, ast.AST]], parsed: ParsedNotebook, order: dict[int, int]) -> tuple:

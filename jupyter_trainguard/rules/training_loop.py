@@ -77,35 +77,6 @@ def _attr_calls(node: ast.AST, attrs: set[str], funcs: dict, depth: int = 2) -> 
     return out
 
 
-def _reached(node: ast.AST, funcs: dict, depth: int = 2) -> frozenset[tuple[str, int]]:
-    """(name, id of its definition) of the notebook functions `_attr_calls` follows from `node`."""
-    out: set[tuple[str, int]] = set()
-    if depth > 0:
-        for name in set(_calls_in(node)[1]):
-            fn = funcs.get(name)
-            if fn is not None and fn is not node:
-                out.add((name, id(fn)))
-                out |= _reached(fn, funcs, depth - 1)
-    return frozenset(out)
-
-
-_VERDICTS: dict[tuple[str, int], tuple[ast.AST, frozenset, list, bool]] = {}
-
-
-def _loop_verdict(name: str, loop: ast.AST, funcs: dict, judge) -> bool:
-    """`judge(loop)` for a loop whose verdict depends on the loop and the notebook functions it calls, computed
-    once while those are the same objects (the guard re-analyses a growing session before every guarded cell)."""
-    reached = _reached(loop, funcs)
-    hit = _VERDICTS.get((name, id(loop)))
-    if hit is not None and hit[0] is loop and hit[1] == reached:
-        return hit[3]
-    verdict = judge(loop)
-    if len(_VERDICTS) > 20000:
-        _VERDICTS.clear()
-    _VERDICTS[(name, id(loop))] = (loop, reached, [funcs[n] for n, _ in reached], verdict)  # keeps the ids valid
-    return verdict
-
-
 def _signature(funcs: dict) -> tuple[tuple[str, ast.AST], ...]:
     """The notebook's functions as a key (nodes compare by identity): a loop's verdict holds while the functions
     it may call are the same."""
@@ -151,7 +122,7 @@ def zero_grad_missing(ctx: NotebookContext) -> Iterator[Hit]:
         return not _zeroes_grad(loop, funcs)
 
     verdicts = u.mapped(("TRAIN001", _signature(funcs)), "loops",
-                        lambda item: _loop_verdict("zero_grad", item[1], funcs, accumulates))
+                        lambda item: accumulates(item[1]))
     reported = set()
     for (cell, loop, _parents), accumulating in zip(_loops(ctx), verdicts):
         if accumulating and id(loop) not in reported:
@@ -186,7 +157,7 @@ def eval_train_mode(ctx: NotebookContext) -> Iterator[Hit]:
                          (isinstance(c.args[0], ast.Constant) and c.args[0].value is True)])
 
     verdicts = u.mapped(("TRAIN002", _signature(funcs)), "loops",
-                        lambda item: not item[2] and _loop_verdict("eval_mode", item[1], funcs, stays_in_eval))
+                        lambda item: not item[2] and stays_in_eval(item[1]))
     for (cell, loop, _parents), in_eval in zip(_loops(ctx), verdicts):
         if in_eval:
             yield Hit.at(cell, loop, f"The epoch loop in {cell_ref(cell)} switches the model to eval() for "

@@ -111,18 +111,27 @@ class CudaBackend:
         return [(self.torch.cuda, "reset_peak_memory_stats"), (self.torch.cuda.memory, "reset_peak_memory_stats")]
 
 
-def _proc_field(path: str, field: bytes) -> int | None:
-    """The number after `field` in a /proc file of `Key: value kB` lines (None where there is no such file)."""
+def _read_proc(path: str, size: int = 16384) -> bytes:
+    """One read of a /proc file (raises OSError where there is none)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            text = os.read(fd, 16384)
-        finally:
-            os.close(fd)
-        at = text.find(b"\n" + field)
-        if at < 0 and not text.startswith(field):
-            return None
-        return int(text[at + 1 + len(field):].split(None, 1)[0])
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
+def _proc_fields(path: str, *fields: bytes) -> tuple[int, ...] | None:
+    """The numbers after `fields` in one read of a /proc file of `Key: value kB` lines (None where a field or the
+    file is missing)."""
+    try:
+        text = b"\n" + _read_proc(path)
+        out = []
+        for field in fields:
+            at = text.find(b"\n" + field)
+            if at < 0:
+                return None
+            out.append(int(text[at + 1 + len(field):].split(None, 1)[0]))
+        return tuple(out)
     except (OSError, ValueError, IndexError):
         return None
 
@@ -149,18 +158,14 @@ class RssBackend:
 
     def current(self) -> tuple[int, int]:
         try:  # Linux: one read of /proc/self/statm (~2 us; psutil's memory_info takes ~12 us)
-            fd = os.open("/proc/self/statm", os.O_RDONLY)
-            try:
-                rss = int(os.read(fd, 128).split()[1]) * _PAGE
-            finally:
-                os.close(fd)
+            rss = int(_read_proc("/proc/self/statm", 128).split()[1]) * _PAGE
         except (OSError, ValueError, IndexError):
             rss = int(self._proc.memory_info().rss)
         return rss, rss
 
     def _hwm(self) -> int | None:
-        kb = _proc_field("/proc/self/status", b"VmHWM:")
-        return None if kb is None else kb * 1024
+        kb = _proc_fields("/proc/self/status", b"VmHWM:")
+        return None if kb is None else kb[0] * 1024
 
     @property
     def peak_exact(self) -> bool:
@@ -184,10 +189,9 @@ class RssBackend:
     def device_info(self) -> tuple[int, int] | None:
         """(available, total) host memory: /proc/meminfo's two fields on Linux (psutil reads the same fields and
         parses the whole file), psutil elsewhere."""
-        available = _proc_field("/proc/meminfo", b"MemAvailable:")
-        total = _proc_field("/proc/meminfo", b"MemTotal:") if available is not None else None
-        if total is not None and available is not None:
-            return available * 1024, total * 1024
+        kb = _proc_fields("/proc/meminfo", b"MemAvailable:", b"MemTotal:")
+        if kb is not None:
+            return kb[0] * 1024, kb[1] * 1024
         import psutil
 
         vm = psutil.virtual_memory()
