@@ -209,6 +209,8 @@ class Calls:
             return out
         if effect == "stateless" and q == "pandas.cut" and _learned_bins(e):
             effect = "scale"  # pd.cut(x, 5): the bin edges are learned from the rows' range
+        if effect == "stateless" and q == "pandas.crosstab":
+            return self.cross_table(e, args + list(kws.values()))
         if effect == "stateless":
             return self.derive(e, args + list(kws.values()))
         if effect in ("scale", "statistic"):
@@ -238,7 +240,7 @@ class Calls:
             early = stops_early(e)
             for name in ("evals", "valid_sets", "eval_set"):
                 if kws.get(name) is not None:
-                    self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
+                    self.rec.eval_sets.append((obj, kws[name], obj.fit.site, name, early))
             return Val("obj", obj=obj, site=self.site(e))
         if effect == "dataset":
             return self.declared_split(e, args, kws)
@@ -249,6 +251,16 @@ class Calls:
             self.rec.held_out_parts.append(te)
             return Val("seq", items=(Val("seq", items=(tr, tr)), Val("seq", items=(te, te))))
         return self.derive(e, args + list(kws.values()))
+
+    def cross_table(self, e: ast.Call, vals: list) -> Val | None:
+        """`pd.crosstab(y, model.predict(X))`: predictions tabulated against the labels are a confusion matrix."""
+        data = [v for v in vals if v is not None and v.is_data]
+        out = self.derive(e, data)
+        preds = [v for v in data if v.kind == "pred"]
+        if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
+            self.mark_scored(preds, e)
+            out.kind = "score"
+        return out
 
     def build(self, e: ast.Call, args: list, kws: dict) -> Val:
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]

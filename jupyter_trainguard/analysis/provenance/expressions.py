@@ -8,10 +8,11 @@ from ..names import role_from_name
 from .api.pandas_api import META_ATTRS
 from .astutil import names_time, text
 from .columns import KEEP_COLS
-from .values import Val
+from .values import Fit, Val
 
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
+WEIGHT_ATTRS = frozenset({"feature_importances_", "coef_"})  # a fitted model's per-column weights
 OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator"})
 # names bound outside the notebook that are never the notebook's data (builtins are bound from the start)
 OUTSIDE_NAMES_NOT_DATA = frozenset({"get_ipython", "display", "In", "Out", "_", "_i", "_ii", "exit", "quit",
@@ -111,6 +112,16 @@ class Expressions:
             out.kind = "score"
         return out
 
+    def weights_of(self, fit: Fit) -> Fit:
+        """A model's importances or coefficients, learned from its training rows: columns chosen by them (the top
+        ten importances) carry what the model learned, as a selector's `support_` does."""
+        got = self.weights.get(id(fit))
+        if got is None:
+            got = self.weights[id(fit)] = Fit("statistic", fit.cls, fit.rows, fit.stats, fit.site, obj=fit.obj,
+                                                  data_name=fit.data_name)
+            self.rec.fits.append(got)
+        return got
+
     def attribute(self, e: ast.Attribute) -> Val | None:
         base = self.expr(e.value)
         if base is None:
@@ -120,6 +131,8 @@ class Expressions:
                 return base.obj.attrs.get(e.attr)
             if e.attr in SELECTOR_ATTRS and base.obj.fit is not None:
                 return Val("data", stats=frozenset({base.obj.fit}), site=self.site(e))  # columns chosen by a fit
+            if e.attr in WEIGHT_ATTRS and base.obj.fit is not None and base.obj.fit.kind == "model":
+                return Val("data", stats=frozenset({self.weights_of(base.obj.fit)}), site=self.site(e))
             return base if e.attr in OBJ_ATTRS_SAME else None
         if base.kind in ("func", "seq", "module"):
             return None

@@ -142,6 +142,7 @@ class Methods:
         role = obj.role
         if role == "torch":
             return None
+        watched = len(self.rec.eval_sets)
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
             if kws.get(name) is not None:
                 early = stops_early(e) or obj.early or any(k in EARLY for k in kws)  # also through **params
@@ -177,6 +178,8 @@ class Methods:
             self.add_eval(obj, x, "fit", e, scored=True, cv=True)
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
         obj.fit = fit
+        # the data this very fit watched names the fit's own site (a function body fits once per call)
+        self.rec.eval_sets[watched:] = [(o, v, fit.site, k, st) for o, v, _s, k, st in self.rec.eval_sets[watched:]]
         obj.learned = None
         if y is None and obj.cls.rsplit(".", 1)[-1] in UNSUPERVISED or attr == "fit_predict":
             obj.learned = self.add_fit("transformer", obj.cls, x, e, obj=obj)

@@ -81,7 +81,8 @@ class Training:
             model.obj.fit = self.add_fit("model", model.obj.cls, train, e, obj=model.obj)
         evald = kws.get("eval_dataset")
         if evald is not None:
-            self.rec.eval_sets.append((obj, evald, self.site(e), "eval_dataset", early))
+            at = model.obj.fit.site if model is not None and model.kind == "obj" and model.obj.fit else self.site(e)
+            self.rec.eval_sets.append((obj, evald, at, "eval_dataset", early))
 
     def trainer_fit(self, obj: Obj, e: ast.Call, args: list, kws: dict) -> None:
         """Lightning `trainer.fit(model, train_loader, val_loader)`."""
@@ -91,7 +92,8 @@ class Training:
         if model is not None and model.kind == "obj" and train is not None and train.is_data:
             model.obj.fit = self.add_fit("model", model.obj.cls, train, e, obj=model.obj)
         if val is not None:
-            self.rec.eval_sets.append((obj, val, self.site(e), "val_dataloaders", obj.early))
+            at = model.obj.fit.site if model is not None and model.kind == "obj" and model.obj.fit else self.site(e)
+            self.rec.eval_sets.append((obj, val, at, "val_dataloaders", obj.early))
 
     @staticmethod
     def early_config(e: ast.Call) -> bool:

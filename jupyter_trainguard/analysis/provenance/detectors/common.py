@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ....findings import FACTORY, Record, factory
 from ..rows import Selection
-from ..values import Site, Val
+from ..state import Record as Recorded
+from ..values import Eval, Site, Val
 
 
 class Leak(Record):
@@ -98,3 +99,31 @@ def final_test(rec, rows: frozenset) -> bool:
         if not held:
             return False
     return True
+
+
+MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
+                       "val_dataloaders"})
+
+
+def _inputs(v: Val | None) -> list[Val]:
+    """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame."""
+    if v is not None and v.kind == "seq" and v.items and all(i is not None and i.kind == "seq" for i in v.items):
+        pairs = v.items
+    else:
+        pairs = (v,)
+    return [d for d in map(first_data, pairs) if d is not None]
+
+
+def eval_set_evals(rec: Recorded, exact: bool = False) -> list[Eval]:
+    """Data a fit call monitors (`eval_set`, `validation_data`): the model is scored on it while it trains, and
+    that score is what early stopping and the reported best score read. `exact`: only data whose own fit is
+    known (not a fit of the same code run by another call of a notebook function)."""
+    models = [f for f in rec.fits if f.kind == "model" and f.site.node is not None]
+    own = {id(f.site): f for f in models}
+    fits = {} if exact else {id(f.site.node): f for f in models}
+    out = []
+    for obj, v, site, kwarg, _early in rec.eval_sets:
+        fit = own.get(id(site)) or fits.get(id(site.node))
+        if fit is not None or not exact:
+            out += [Eval(obj, fit, data, kwarg, site, scored=True) for data in _inputs(v)]
+    return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..rows import DUP, covered, dup_step, overlap, stable_overlap
 from ..state import Record
 from ..values import Eval, Site
-from .common import Leak, code, path_text, selection_site, step_text
+from .common import Leak, code, eval_set_evals, path_text, selection_site, step_text
 
 MODELS = ("model",)
 
@@ -19,7 +19,9 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
             if overlap(ev.fit.rows, ev.data.rows) is None:
                 held_scores[id(ev.obj)] = True
     seen: set = set()
-    for ev in rec.evals:
+    evs = eval_set_evals(rec, exact=True)
+    monitored = {id(ev) for ev in evs}
+    for ev in list(rec.evals) + evs:
         if ev.cv:
             dup = next((st for tok in sorted(ev.data.rows, key=repr) for st in tok[1:] if st[1] == DUP), None)
             if dup is not None and ("cv", id(dup[0])) not in seen:
@@ -38,8 +40,9 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         elif not (covered(scored, trained) or covered(trained, scored)) and _nested(*pair):
             continue  # each side holds rows the other lacks (window context before the test rows): not proven
         same = covered(scored, trained) and covered(trained, scored)
-        if same and dup is None and not ev.scored:
-            continue  # predictions on the training rows that no metric reads (stacking, residual plots)
+        if same and dup is None and (not ev.scored or id(ev) in monitored):
+            continue  # predictions on the training rows that no metric reads (stacking, residual plots), or the
+            # training rows watched beside the validation rows (`eval_set=[(X_tr, y_tr), (X_va, y_va)]`)
         key = (id(ev.fit), id(ev.site.cell), ev.site.line)
         if key in seen:
             continue

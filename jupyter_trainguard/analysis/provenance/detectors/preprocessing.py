@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from ..rows import covered, overlap, separating_step, stable_overlap
 from ..state import Record
-from ..values import Eval, Fit, Site, Val
-from .common import Leak, by_place, code, first_data, path_text, selection_site, step_text
+from ..values import Eval, Fit, Site
+from .common import MONITORED, Leak, by_place, code, eval_set_evals, path_text, selection_site, step_text
 
 LEARNERS = ("transformer", "statistic")
-MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
-                       "val_dataloaders"})
-
-
 def held_out(ev: Eval) -> frozenset:
     """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds)."""
     rows = ev.data.rows
@@ -40,23 +36,6 @@ def _split_of(rec: Record, pair: tuple) -> Site | None:
     """The selection that separated the evaluated rows from the rows the fit learned from."""
     step = separating_step(pair[0], pair[1])
     return selection_site(rec.selections.get(step[0]) if step is not None else None)
-
-
-def _inputs(v: Val | None) -> list[Val]:
-    """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame."""
-    if v is not None and v.kind == "seq" and v.items and all(i is not None and i.kind == "seq" for i in v.items):
-        pairs = v.items
-    else:
-        pairs = (v,)
-    return [d for d in map(first_data, pairs) if d is not None]
-
-
-def eval_set_evals(rec: Record) -> list[Eval]:
-    """Data a fit call monitors (`eval_set`, `validation_data`): the model is scored on it while it trains, and
-    that score is what early stopping and the reported best score read."""
-    fits = {id(f.site.node): f for f in rec.fits if f.kind == "model" and f.site.node is not None}
-    return [Eval(obj, fits.get(id(site.node)), data, kwarg, site, scored=True)
-            for obj, v, site, kwarg, _early in rec.eval_sets for data in _inputs(v)]
 
 
 def preprocessing_leaks(rec: Record) -> list[Leak]:

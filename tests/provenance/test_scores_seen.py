@@ -1,0 +1,80 @@
+# ruff: noqa: E501  (the bad/good pairs read best one statement per line)
+"""Scores the detectors must see wherever they are read: predictions tabulated against the labels, the data a fit
+watches while it trains (a part of the very rows it trains on), watched data of a fit run once per call of a
+notebook function, and columns chosen by a model's importances.
+
+Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from .pairs import check_pair, leak_ids
+
+PRELUDE = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split, KFold
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+from tensorflow import keras
+import lightgbm as lgb
+df = pd.read_csv("table.csv")
+X, y = df.drop(columns=["label"]), df["label"]"""
+
+SPLIT = """Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=3)
+"""
+
+NET = """net = keras.Sequential([keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1, activation="sigmoid")])
+net.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+"""
+
+FOLDS = """def fold_models(data, target):
+    models = []
+    for tr, va in KFold(4, shuffle=True, random_state=0).split(data):
+        m = lgb.LGBMClassifier(n_estimators=500)
+        m.fit(data.iloc[tr], target.iloc[tr], early_stopping_rounds=20,
+              eval_set=[(data.iloc[tr], target.iloc[tr]), (data.iloc[va], target.iloc[va])])
+        models.append(m)
+    return models
+"""
+
+IMPORTANCE = """imp = pd.Series(rf.feature_importances_, index=X.columns).sort_values(ascending=False)
+top = list(imp.head(8).index)
+"""
+
+PAIRS = [
+    ("predictions-tabulated-against-the-labels", "LEAK007",
+     SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n# %%\nprint(pd.crosstab(ytr, clf.predict(Xtr)))",
+     SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n# %%\nprint(pd.crosstab(yte, clf.predict(Xte)))"),
+    ("validation-data-a-part-of-the-rows-trained-on", "LEAK003",
+     SPLIT + NET + "net.fit(X, y, epochs=5, validation_data=(Xte, yte))",
+     SPLIT + NET + "net.fit(Xtr, ytr, epochs=5, validation_data=(Xte, yte))"),
+    ("watched-data-of-a-fit-a-notebook-function-runs-per-call", "LEAK003",
+     "def fit_all(data, target, part):\n    m = lgb.LGBMClassifier()\n    m.fit(data, target, eval_set=[part])\n    return m\n"
+     + SPLIT + "fit_all(X, y, (Xte, yte))",
+     FOLDS + SPLIT + "first = fold_models(Xtr, ytr)\n# %%\nsecond = fold_models(X, y)"),
+    ("columns-chosen-by-a-model-fitted-on-every-row", "LEAK001",
+     "rf = RandomForestClassifier(random_state=0).fit(X, y)\n" + IMPORTANCE + SPLIT.replace("(X, y", "(X[top], y")
+     + "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     SPLIT + "rf = RandomForestClassifier(random_state=0).fit(Xtr, ytr)\n" + IMPORTANCE
+     + "print(LogisticRegression().fit(Xtr[top], ytr).score(Xte[top], yte))"),
+]
+
+
+@pytest.mark.parametrize("case,rule,bad,good", PAIRS, ids=[p[0] for p in PAIRS])
+def test_bad_leaks_and_good_is_clean(case: str, rule: str, bad: str, good: str) -> None:
+    check_pair(PRELUDE, case, rule, bad, good)
+
+
+def test_training_rows_watched_beside_the_validation_rows_are_no_overlap() -> None:
+    """`eval_set=[(X_tr, y_tr), (X_va, y_va)]`: the training pair is watched for its curve, not reported as a
+    score of held-out rows."""
+    code = SPLIT + "m = lgb.LGBMClassifier().fit(Xtr, ytr, eval_set=[(Xtr, ytr), (Xte, yte)])"
+    assert not leak_ids(PRELUDE, code)
+
+
+def test_a_plotted_importance_chooses_nothing() -> None:
+    """Importances of a model fitted on every row, only plotted: no column is chosen by them."""
+    code = ("rf = RandomForestClassifier().fit(X, y)\npd.Series(rf.feature_importances_, index=X.columns).plot.bar()\n"
+            + SPLIT + "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
+    assert not leak_ids(PRELUDE, code)
