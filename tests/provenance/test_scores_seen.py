@@ -1,7 +1,8 @@
 # ruff: noqa: E501  (the bad/good pairs read best one statement per line)
 """Scores the detectors must see wherever they are read: predictions tabulated against the labels, the data a fit
 watches while it trains (a part of the very rows it trains on), watched data of a fit run once per call of a
-notebook function, and columns chosen by a model's importances.
+notebook function, columns chosen by a model's importances, and folds scored in a comprehension or through
+joblib's `Parallel(...)(delayed(f)(...) for ...)`.
 
 Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
 
@@ -42,6 +43,11 @@ IMPORTANCE = """imp = pd.Series(rf.feature_importances_, index=X.columns).sort_v
 top = list(imp.head(8).index)
 """
 
+FOLD_SCORE = """def fold_score(data, tr, va):
+    m = LogisticRegression().fit(data[tr], y.iloc[tr])
+    return m.score(data[va], y.iloc[va])
+"""
+
 PAIRS = [
     ("predictions-tabulated-against-the-labels", "LEAK007",
      SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n# %%\nprint(pd.crosstab(ytr, clf.predict(Xtr)))",
@@ -58,6 +64,17 @@ PAIRS = [
      + "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
      SPLIT + "rf = RandomForestClassifier(random_state=0).fit(Xtr, ytr)\n" + IMPORTANCE
      + "print(LogisticRegression().fit(Xtr[top], ytr).score(Xte[top], yte))"),
+    ("folds-scored-in-a-comprehension", "LEAK001",
+     "from sklearn.preprocessing import StandardScaler\nXs = StandardScaler().fit_transform(X)\n" + FOLD_SCORE
+     + "print(np.mean([fold_score(Xs, tr, va) for tr, va in KFold(5, shuffle=True).split(Xs)]))",
+     "Xs = X.values\n" + FOLD_SCORE
+     + "print(np.mean([fold_score(Xs, tr, va) for tr, va in KFold(5, shuffle=True).split(Xs)]))"),
+    ("folds-scored-through-joblib-parallel", "LEAK001",
+     "from joblib import Parallel, delayed\nfrom sklearn.preprocessing import StandardScaler\n"
+     "Xs = StandardScaler().fit_transform(X)\n" + FOLD_SCORE
+     + "scores = Parallel(n_jobs=2)(delayed(fold_score)(Xs, tr, va) for tr, va in KFold(5).split(Xs))",
+     "from joblib import Parallel, delayed\nXs = X.values\n" + FOLD_SCORE
+     + "scores = Parallel(n_jobs=2)(delayed(fold_score)(Xs, tr, va) for tr, va in KFold(5).split(Xs))"),
 ]
 
 

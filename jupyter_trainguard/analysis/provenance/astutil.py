@@ -38,3 +38,11 @@ def names_time(node: ast.AST) -> bool:
         if word and DATE_WORD.search(word):
             return True
     return False
+
+
+def unenumerated(it_node: ast.expr, target: ast.expr) -> tuple[ast.expr, ast.expr]:
+    """`for i, item in enumerate(xs)`: the iterable and the target that receive the items."""
+    if isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Name) and it_node.func.id == "enumerate" \
+            and it_node.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return it_node.args[0], target.elts[1]
+    return it_node, target

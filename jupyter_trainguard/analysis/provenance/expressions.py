@@ -6,7 +6,7 @@ import ast
 
 from ..names import role_from_name
 from .api.pandas_api import META_ATTRS
-from .astutil import names_time, text
+from .astutil import names_time, text, unenumerated
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -253,13 +253,15 @@ class Expressions:
         self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
         try:
             gen = e.generators[0]
-            it = self.expr(gen.iter)
-            passes = self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
+            folds = len(e.generators) == 1 and self.fold_indices(*unenumerated(gen.iter, gen.target))
+            it = None if folds else self.expr(gen.iter)
+            passes = [None] if folds else self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
             outs = []
-            kind = "models" if any(self.holds_obj(p) for p in passes) else "items"
-            self.loops.append((id(e), kind, len(passes)))
+            kind = "folds" if folds else "models" if any(self.holds_obj(p) for p in passes) else "items"
+            self.loops.append((id(e), kind, 2 if folds else len(passes)))
             for p in passes[:8]:
-                self.assign(gen.target, p, gen.iter)
+                if not folds:
+                    self.assign(gen.target, p, gen.iter)
                 for extra in e.generators[1:]:
                     self.assign(extra.target, self.expr(extra.iter), extra.iter)
                 for g in e.generators:

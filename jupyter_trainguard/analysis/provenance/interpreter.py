@@ -11,6 +11,7 @@ import builtins
 
 from ..names import role_from_name
 from ..parsed import ParsedNotebook
+from .astutil import unenumerated
 from .calls import Calls
 from .columns import Columns
 from .expressions import Expressions
@@ -299,11 +300,12 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             self.loop_vars.pop()
 
     def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
-        it_node, target = s.iter, s.target
-        if isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Name) and it_node.func.id == "enumerate" \
-                and it_node.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            it_node, target = it_node.args[0], target.elts[1]
-        if self.fold_loop(s, it_node, target):
+        it_node, target = unenumerated(s.iter, s.target)
+        if self.fold_indices(it_node, target):
+            self.loops.append((id(s), "folds", 2))
+            self.block(s.body)
+            self.loops.pop()
+            self.block(s.orelse)
             return
         self.note_loop(target, it_node)
         it = self.expr(it_node)
@@ -357,8 +359,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
                             "product", "geomspace")
         return it is not None and it.hyper
 
-    def fold_loop(self, s: ast.For | ast.AsyncFor, it_node: ast.AST, target: ast.expr) -> bool:
-        """`for tr, te in kf.split(X)`: fold indices that select disjoint rows of whatever they index."""
+    def fold_indices(self, it_node: ast.AST, target: ast.expr) -> bool:
+        """`for tr, te in kf.split(X)` (or a comprehension over it): binds fold indices that select disjoint rows
+        of whatever they index."""
         if not (isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Attribute) and
                 it_node.func.attr == "split"):
             return False
@@ -374,11 +377,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             self.assign(target.elts[0], tr, it_node)
             self.assign(target.elts[1], te, it_node)
         self.rec.selections[key] = Selection(key, "folds", self.site(it_node))
-        self.loops.append((id(s), "folds", 2))
-        self.block(s.body)
-        self.loops.pop()
-        self.block(s.orelse)
         return True
+
 
 
 def _unfilled(rows: frozenset) -> bool:
