@@ -1,6 +1,6 @@
 # ruff: noqa: E501  (the bad/good pairs read best one statement per line)
-"""Values the interpreter must not lose (or invent) on their way from a fit to a score: lists built empty and
-filled later, predictions gathered with `+=` or written into a frame's column, estimators of libraries outside
+"""Values the interpreter must not lose (or invent) on their way from a fit to a score: rows appended to a frame
+as a repeated list, lists built empty and filled later, predictions gathered with `+=` or written into a frame's column, estimators of libraries outside
 the API table, data of unknown layout indexed by a split's name, and numbers that only name or shift columns.
 
 Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
@@ -65,8 +65,17 @@ target = 'c(t+%d)' % steps
 df[target] = df['c'].shift(-steps)
 """
 
+APPENDED = """pos, neg = df[df['label'] == 1], df[df['label'] == 0]
+"""
+
 # (case id, rule the bad code raises, bad code, good code)
 PAIRS = [
+    ("rows-appended-as-repeated-list-items", "LEAK002",
+     APPENDED + "bal = neg.append([pos] * 3, ignore_index=True)\nXtr, Xte, ytr, yte = train_test_split(bal[['a', 'b']], bal['label'])\n"
+     "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'])\ntr = pd.concat([Xtr, ytr], axis=1)\n"
+     "bal = tr.append([tr[tr['label'] == 1]] * 3, ignore_index=True)\n"
+     "print(LogisticRegression().fit(bal[['a', 'b']], bal['label']).score(Xte, yte))"),
     ("list-built-empty-and-appended-in-a-helper", "LEAK007",
      LAGGED + "print(mean_squared_error(ytr, m.predict(Xtr)))",
      LAGGED + "print(mean_squared_error(yva, m.predict(Xva)))"),

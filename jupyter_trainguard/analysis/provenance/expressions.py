@@ -96,7 +96,7 @@ class Expressions:
             return None  # `'%s(t+%d)' % (c, n)`: a formatted string (a name), as an f-string is
         data = [v for v in vals if v is not None and v.is_data]
         if not data:
-            return None
+            return self.list_arithmetic(e, vals)
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub) and len(data) == 2 and data[0].rows and \
                 not data[1].rows and all(f.cls in ("min", "max") for f in data[1].stats - data[0].all_stats) and \
                 names_time(e.left):
@@ -121,6 +121,17 @@ class Expressions:
                                                   data_name=fit.data_name)
             self.rec.fits.append(got)
         return got
+
+    def list_arithmetic(self, e: ast.expr, vals: list) -> Val | None:
+        """`[part] * 3` and `[a] + [b]`: lists whose items are the same values, repeated or joined."""
+        seqs = [v for v in vals if v is not None and v.kind == "seq" and v.items is not None]
+        if not isinstance(e, ast.BinOp) or not seqs:
+            return None
+        if isinstance(e.op, ast.Mult) and len(seqs) == 1:
+            return Val("seq", items=seqs[0].items * 2, site=self.site(e))  # twice shows the repetition
+        if isinstance(e.op, ast.Add) and len(seqs) == 2:
+            return Val("seq", items=seqs[0].items + seqs[1].items, site=self.site(e))
+        return None
 
     def attribute(self, e: ast.Attribute) -> Val | None:
         base = self.expr(e.value)

@@ -249,6 +249,12 @@ class Methods:
             return Val("seq", items=(self.derive(e, [recv]), self.derive(e, [args[0]])), site=self.site(e))
         if attr == "pop" and recv.fcols is not None:
             return self.popped(recv, e)
+        if attr == "append" and args and args[0] is not None:
+            parts = [recv] + list(args[0].items or () if args[0].kind == "seq" else args[:1])
+            out = self.derive(e, parts)  # `df.append([minority] * 3)`: rows stacked, as `pd.concat` stacks them
+            if out is not None and self.repeats_rows(parts):
+                out = self.select(out, self.new_key("resample"), DUP, "resample", e)
+            return out
         if attr in ROW_ADD:
             return self.derive(e, [recv] + args + list(kws.values()))
         if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
