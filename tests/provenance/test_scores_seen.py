@@ -95,3 +95,20 @@ def test_a_plotted_importance_chooses_nothing() -> None:
     code = ("rf = RandomForestClassifier().fit(X, y)\npd.Series(rf.feature_importances_, index=X.columns).plot.bar()\n"
             + SPLIT + "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
     assert not leak_ids(PRELUDE, code)
+
+
+def test_a_resampling_is_never_named_as_the_split() -> None:
+    """A statistic learned before an oversampler and cross-validation: the folds hold its rows out, and the
+    message does not call the oversampler a split."""
+    from jupyter_trainguard.engine import analyze_sources
+
+    code = ("from imblearn.over_sampling import RandomOverSampler\nfrom sklearn.model_selection import cross_val_score\n"
+            "X = X.fillna(X.mean())\nXr, yr = RandomOverSampler().fit_resample(X, y)\n"
+            "print(cross_val_score(LogisticRegression(), Xr, yr, cv=5).mean())")
+    rep = analyze_sources([PRELUDE, code])
+    prep = [f for f in rep.findings if f.rule_id == "LEAK001"]
+    assert prep, [f.rule_id for f in rep.findings]
+    for f in prep:
+        assert "fit_resample" not in f.message.split("evaluates on")[0], f.message
+        assert "the very rows" in f.message
+        assert not f.evidence.get("split"), f.evidence

@@ -8,6 +8,7 @@ from ..values import Eval, Fit, Site
 from .common import MONITORED, Leak, by_place, code, eval_set_evals, path_text, selection_site, step_text
 
 LEARNERS = ("transformer", "statistic")
+SEPARATING = frozenset({"split", "slice", "mask", "folds"})
 def held_out(ev: Eval) -> frozenset:
     """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds)."""
     rows = ev.data.rows
@@ -33,9 +34,16 @@ def _learned(f: Fit) -> bool:
 
 
 def _split_of(rec: Record, pair: tuple) -> Site | None:
-    """The selection that separated the evaluated rows from the rows the fit learned from."""
-    step = separating_step(pair[0], pair[1])
-    return selection_site(rec.selections.get(step[0]) if step is not None else None)
+    """The selection that separated the evaluated rows from the rows the fit learned from (a split, slice, mask or
+    fold; a resampling on the way copies rows and separates nothing)."""
+    whole, part = pair
+    if separating_step(whole, part) is None:
+        return None
+    for key, _side in part[len(whole):]:
+        sel = rec.selections.get(key)
+        if sel is not None and sel.kind in SEPARATING:
+            return selection_site(sel)
+    return None
 
 
 def preprocessing_leaks(rec: Record) -> list[Leak]:
