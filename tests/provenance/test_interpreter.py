@@ -232,3 +232,14 @@ def test_a_model_whose_training_the_notebook_does_not_show_is_no_evidence_of_a_p
     rec = run([head, "from sklearn.linear_model import Ridge\ny = np.load('y.npy')\n"
                      "m = Ridge().fit(X[:800], y[:800])\nprint(m.score(X[800:], y[800:]))"])
     assert [lk.kind for lk in preprocessing_leaks(rec)] == ["preprocessing"]
+
+
+def test_a_function_called_in_the_cell_that_defines_it_is_named_by_that_cell_alone():
+    from jupyter_trainguard.analysis.provenance.detectors import overlap_leaks
+
+    rec = run(["import pandas as pd\nfrom sklearn.linear_model import Ridge\ndf = pd.read_csv('a.csv')",
+               "def fit_and_score(a, b):\n    m = Ridge().fit(a, b)\n    return m.score(a, b)\n"
+               "print(fit_and_score(df[['x']], df['y']))"])
+    (leak,) = overlap_leaks(rec)
+    assert "`m.score(a, b)` in cell 2 evaluates" in leak.message, leak.message
+    assert "called from" not in leak.message

@@ -35,7 +35,9 @@ class Site:
         from ...findings import cell_ref
 
         here = cell_ref(self.cell) if getattr(self.cell, "index", None) is not None else "an earlier cell"
-        return here if self.via is None else f"{here} (called from {self.via.where()})"
+        if self.via is None or self.via.cell is self.cell and self.via.via is None:
+            return here  # a function called in the cell that defines it: the cell says it all
+        return f"{here} (called from {self.via.where()})"
 
     def ran_at(self) -> tuple[int, int]:
         """Where this ran in the cells' order: a function body runs where it is called."""

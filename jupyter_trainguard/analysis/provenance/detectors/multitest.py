@@ -43,7 +43,8 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         if not final_test(rec, rows):
             continue  # a validation part (carved from training rows, or a middle part): comparing there is fine
         last = evs[-1]
-        name = f"`{last.data.name}`" if last.data.name else code(last.site)
+        shown = last.data.text()
+        name = f"`{shown}`" if shown != "the data" else code(last.site)
         models = sorted({ev.obj.cls.rsplit(".", 1)[-1] for ev in objs.values()})
         cells = sorted({step_text(ev.site).get("cell") for ev in objs.values()} - {None})
         loop = " (in a loop over models or settings)" if any(ev.loops for ev in objs.values()) else ""
