@@ -325,6 +325,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
                                              if it is not None and it.is_data else None)
             if kind == "settings":
                 elem = Val("data", hyper=True, site=self.site(it_node))
+                self.setting_vars[id(s)] = frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
             self.assign(target, elem, it_node)
             self.loops.append((id(s), kind, 2 if kind == "settings" else 1))
             self.block(s.body)
@@ -376,7 +377,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         if isinstance(target, ast.Tuple) and len(target.elts) == 2:
             self.assign(target.elts[0], tr, it_node)
             self.assign(target.elts[1], te, it_node)
-        self.rec.selections[key] = Selection(key, "folds", self.site(it_node))
+        self.rec.selections[key] = Selection(key, "folds", self.site(it_node), loops=self.varying(key, it_node))
         return True
 
 

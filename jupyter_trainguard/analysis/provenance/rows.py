@@ -27,12 +27,14 @@ class Selection(Record, eq=False):
     kind: str  # split | folds | slice | mask | resample
     site: object  # values.Site
     shuffle: bool = True
+    loops: tuple = ()  # the loops over settings whose every pass selects other rows here
 
-    def __init__(self, key: object, kind: str, site: object, shuffle: bool = True) -> None:
+    def __init__(self, key: object, kind: str, site: object, shuffle: bool = True, loops: tuple = ()) -> None:
         self.key = key
         self.kind = kind
         self.site = site
         self.shuffle = shuffle
+        self.loops = loops
 
 
 RANDOM = frozenset({"split", "folds", "sample"})

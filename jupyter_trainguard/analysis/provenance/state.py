@@ -54,6 +54,7 @@ class State:
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
+        self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
         self.deferred: dict[int, ast.Call] = {}  # `delayed(f)(x)` -> the call `f(x)` it runs
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
 
@@ -92,10 +93,18 @@ class State:
     def select(self, base: Val, key: object, part: str, kind: str, node: ast.AST | None) -> Val:
         """The rows of `base` that a selection (split part, slice, mask, fold) keeps."""
         if key not in self.rec.selections:
-            self.rec.selections[key] = Selection(key, kind, self.site(node))
+            self.rec.selections[key] = Selection(key, kind, self.site(node), loops=self.varying(key, node))
         return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
                    stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols,
                    time=base.time, fcols=base.fcols, flabel=base.flabel)
+
+    def varying(self, key: object, node: ast.AST | None) -> tuple:
+        """The loops over settings whose passes select other rows here: a selection drawn anew on each pass (a
+        split without a fixed seed) or one that reads the loop's variable (`random_state=seed`, `fold == k`)."""
+        fresh = isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int)  # a new_key: random rows
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
+        return tuple(lid for lid, kind, _n in self.loops
+                     if kind == "settings" and (fresh or names & self.setting_vars.get(lid, frozenset())))
 
     def new_key(self, kind: str) -> tuple:
         return (kind, next(self._ids))

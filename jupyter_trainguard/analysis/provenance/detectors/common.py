@@ -127,3 +127,15 @@ def eval_set_evals(rec: Recorded, exact: bool = False) -> list[Eval]:
         if fit is not None or not exact:
             out += [Eval(obj, fit, data, kwarg, site, scored=True) for data in _inputs(v)]
     return out
+
+
+def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
+    """The loops over settings around an evaluation that scored the same held-out rows on every pass (a loop
+    that splits anew on each pass, `for seed in range(5): train_test_split(..., random_state=seed)`, scores
+    each pass on other rows: it repeats an estimate, it chooses nothing)."""
+    settings = {lid for lid, kind in ev.loops if kind == "settings"}
+    if not settings:
+        return frozenset()
+    resplit = {lid for tok in ev.data.rows for key, _side in tok[1:]
+               for lid in getattr(rec.selections.get(key), "loops", ())}  # (resamplings record none)
+    return frozenset(settings - resplit)

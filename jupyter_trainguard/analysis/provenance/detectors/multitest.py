@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
-from .common import Leak, code, final_test, step_text
+from .common import Leak, chosen_by_loops, code, final_test, step_text
 
 
 def _held_out(ev: Eval) -> bool:
@@ -14,15 +14,19 @@ def _held_out(ev: Eval) -> bool:
     return bool(ev.data.rows) and ev.fit is not None and not covered(ev.data.rows, ev.fit.rows)
 
 
-def _configs(evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
-    """How many model configurations these evaluations score (a model rebuilt per setting counts as two)."""
+def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
+    """How many model configurations these evaluations score (a model rebuilt per setting counts as two, unless
+    every loop over settings around it splits anew: each pass is then scored on other rows)."""
     objs: dict[int, Eval] = {}
     configs = 0
     for ev in evs:
         if id(ev.obj) in objs:
             continue
         objs[id(ev.obj)] = ev
-        configs += 2 if (ev.obj.multi > 1 or ev.tuned) else 1  # rebuilt per setting: several configurations
+        rebuilt = ev.obj.multi > 1 or ev.tuned
+        if rebuilt and any(kind == "settings" for _, kind in ev.loops) and not chosen_by_loops(rec, ev):
+            rebuilt = False
+        configs += 2 if rebuilt else 1  # rebuilt per setting: several configurations
     return configs, objs
 
 
@@ -34,7 +38,7 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         if ev.blended_only:
             continue
         groups.setdefault(ev.data.rows, []).append(ev)
-    counted = {rows: _configs(evs) for rows, evs in groups.items()}
+    counted = {rows: _configs(rec, evs) for rows, evs in groups.items()}
     out: list[Leak] = []
     for rows, evs in groups.items():
         configs, objs = counted[rows]

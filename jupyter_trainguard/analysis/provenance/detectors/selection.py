@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..rows import overlap
 from ..state import Record
-from .common import Leak, code, final_test, first_data, step_text
+from .common import Leak, chosen_by_loops, code, final_test, first_data, step_text
 
 
 def selection_leaks(rec: Record) -> list[Leak]:
@@ -26,7 +26,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
             continue
         if overlap(ev.fit.rows, ev.data.rows) is not None or not final_test(rec, ev.data.rows):
             continue
-        if ev.obj is not None and ev.obj.multi > 1 and any(kind == "settings" for _, kind in ev.loops):
+        if ev.obj is not None and ev.obj.multi > 1 and chosen_by_loops(rec, ev):
             out.append(Leak("selection", ev.site,
                             f"{code(ev.site)} in {ev.site.where()} scores a model rebuilt for each setting of a loop "
                             f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting.",
