@@ -276,7 +276,13 @@ def _execute(kc, code: str, timeout: float = 60) -> tuple[dict, str]:
         if msg["msg_type"] == "stream" and msg["content"]["name"] == "stdout":
             chunks.append(msg["content"]["text"])
 
-    reply = kc.execute_interactive(code, timeout=timeout, output_hook=hook, allow_stdin=False)
+    for _attempt in range(5):
+        reply = kc.execute_interactive(code, timeout=timeout, output_hook=hook, allow_stdin=False)
+        if reply["content"]["status"] != "aborted":
+            break
+        # ipykernel aborts what reaches it while it still unwinds the queue after an error (a moment that
+        # grows on a loaded machine): nothing ran, so sending the request again is what a user's next cell does
+        time.sleep(0.5)
     return reply["content"], "".join(chunks)
 
 
