@@ -166,6 +166,20 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(Xn, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
      "from tensorflow.keras import layers\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnorm = layers.Normalization()\n"
      "norm.adapt(Xtr)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("keras-layer-adapted-inside-the-network", "LEAK001",
+     "from tensorflow import keras\nvec = keras.layers.TextVectorization(max_tokens=500)\nvec.adapt(df['text'])\n"
+     "ttr, tte, ytr, yte = train_test_split(df['text'], y)\nnet = keras.Sequential([vec, keras.layers.Dense(1)])\n"
+     "net.fit(ttr, ytr, epochs=2)\nprint(net.evaluate(tte, yte))",
+     "from tensorflow import keras\nttr, tte, ytr, yte = train_test_split(df['text'], y)\n"
+     "vec = keras.layers.TextVectorization(max_tokens=500)\nvec.adapt(ttr)\nnet = keras.Sequential()\nnet.add(vec)\n"
+     "net.add(keras.layers.Dense(1))\nnet.fit(ttr, ytr, epochs=2)\nprint(net.evaluate(tte, yte))"),
+    ("keras-layer-added-after-adapt", "LEAK001",
+     "from tensorflow import keras\nnorm = keras.layers.Normalization()\nnorm.adapt(X)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nnet = keras.Sequential()\nnet.add(norm)\nnet.add(keras.layers.Dense(1))\n"
+     "net.fit(Xtr, ytr, epochs=2)\nprint(net.evaluate(Xte, yte))",
+     "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnorm = keras.layers.Normalization()\n"
+     "norm.adapt(Xtr)\nnet = keras.Sequential([norm, keras.layers.Dense(1)])\nnet.fit(Xtr, ytr, epochs=2)\n"
+     "print(net.evaluate(Xte, yte))"),
     ("torch-random-split", "LEAK003",
      "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
      "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",

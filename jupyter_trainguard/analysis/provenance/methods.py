@@ -9,6 +9,7 @@ from .api.numpy_api import RANDOM_DRAWS
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
 from .astutil import const, kw, names_time, text
+from .objects import layer_objs
 from .rows import DUP
 from .training import EARLY, stops_early
 from .values import Obj, Val
@@ -98,6 +99,10 @@ class Methods:
             x = self.data_by_use(e.args[0])
         if attr in ("fit", "fit_regularized") and obj.bound is not None and not args:
             x, y = obj.bound
+        if attr == "add" and obj.role == "model":
+            obj.layers += tuple(layer_objs(args))
+        if obj.layers and x is not None and attr not in TRANSFORM:
+            x = self.through_layers(obj, x)
         if attr in FIT:
             return self.fit_call(obj, recv, attr, x, y, e, kws)
         if attr in PREDICT:
@@ -127,6 +132,16 @@ class Methods:
         if attr == "split" and obj.role == "splitter":
             return None
         return self.derive(e, args + list(kws.values()))
+
+    def through_layers(self, obj: Obj, x: Val) -> Val:
+        """Data entering a network passes its adapted preprocessing layers: it carries what they learned."""
+        fits = frozenset(layer.fit for layer in obj.layers if layer.fit is not None)
+        if not fits:
+            return x
+        out = Val("data", rows=x.rows, stats=x.all_stats | fits, site=x.site, evals=x.evals, time=x.time,
+                  label=x.label)
+        out.name = x.name
+        return out
 
     def data_by_use(self, node: ast.expr) -> Val | None:
         """A name the interpreter could not follow (a reader it does not know) fitted on by a transformer: the

@@ -28,6 +28,8 @@ class Objects:
         if any(a is not None and a.hyper and a.kind != "seq" for a in args + list(kws.values())) or any(
                 k == "settings" for _, k, _ in self.loops):
             obj.multi = 2
+        if row.role == "model":  # `Sequential([norm, Dense(1)])`: a layer adapted beforehand keeps its statistics
+            obj.layers = tuple(layer_objs(args + list(kws.values())))
         if row.role in ("pipeline", "search"):
             inner = [a for a in args + list(kws.values()) if a is not None]
             flat = []
@@ -127,3 +129,13 @@ class Objects:
         if obj.fit is not None and obj.role == "transformer" and data is not None and data.is_data:
             return Val("data", rows=data.rows, stats=data.all_stats | {obj.fit}, site=self.site(e), evals=data.evals)
         return self.derive(e, args + list(kws.values()))
+
+
+def layer_objs(vals: list) -> list:
+    """The preprocessing objects among a network's layers (given as a list, or one by one)."""
+    out = []
+    for v in vals:
+        members = (v,) if v is not None and v.kind == "obj" else v.items or () if v is not None and v.kind == "seq" \
+            else ()
+        out += [m.obj for m in members if m is not None and m.kind == "obj" and m.obj.role == "transformer"]
+    return out

@@ -99,11 +99,12 @@ class Obj(Record, eq=False):
     mode: str = "train"  # a network after `.eval()` predicts even inside a training loop
     shuffle: bool = False  # a splitter that shuffles (KFold(shuffle=True), ShuffleSplit)
     learned: Fit | None = None  # an estimator fitted without labels: the statistics its outputs carry
+    layers: tuple = ()  # preprocessing layers inside a network (`Sequential([norm, ...])`), adapted on their own
 
     def __init__(self, cls: str, role: str, site: Site, fit: Fit | None = None, bound: tuple | None = None,
                  inner: Obj | None = None, multi: int = 1, early: bool = False, attrs: dict | None = None,
                  cls_node: object = None, mode: str = "train", shuffle: bool = False,
-                 learned: Fit | None = None) -> None:
+                 learned: Fit | None = None, layers: tuple = ()) -> None:
         self.cls = cls
         self.role = role
         self.site = site
@@ -117,6 +118,7 @@ class Obj(Record, eq=False):
         self.mode = mode
         self.shuffle = shuffle
         self.learned = learned
+        self.layers = layers
 
 
 class Eval(Record, eq=False):
