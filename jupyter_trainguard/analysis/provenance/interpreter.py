@@ -313,9 +313,12 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         if passes and len(passes) > 1:
             self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
                                len(passes)))
-            for p in passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]:
+            stamp = self.pass_stamp
+            for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
+                self.pass_stamp = stamp + ((id(s), i),)
                 self.assign(target, p, it_node)
                 self.block(s.body)
+            self.pass_stamp = stamp
             self.loops.pop()
         else:
             kind = "settings" if self.is_setting_iter(it_node, it) else "items"

@@ -127,11 +127,23 @@ class Methods:
             return Val("data", stats=frozenset({obj.fit}), site=self.site(e))  # the columns a selector chose
         if attr == "set_params" and any(v is not None and v.hyper and v.kind != "seq" for v in kws.values()):
             obj.multi = 2  # reconfigured from a loop over settings: it stands for several configurations
+        if attr == "set_params":
+            obj.version += 1
         if attr in ("set_params", "compile", "add", "build"):
             return recv if attr == "set_params" else None
         if attr == "split" and obj.role == "splitter":
             return None
         return self.derive(e, args + list(kws.values()))
+
+    def label_root(self, flabel: tuple) -> object:
+        """The column a label was computed from (`df['log_y'] = np.log(df['y'])` is the task of `y`)."""
+        frame, col = flabel
+        for _ in range(4):
+            refs = self.rec.derived.get((frame, col), (set(),))[0]
+            if len(refs) != 1:
+                break
+            col = next(iter(refs))
+        return col
 
     def through_layers(self, obj: Obj, x: Val) -> Val:
         """Data entering a network passes its adapted preprocessing layers: it carries what they learned."""
@@ -192,6 +204,8 @@ class Methods:
         if role == "search":  # a search cross-validates on what it is fitted on
             self.add_eval(obj, x, "fit", e, scored=True, cv=True)
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
+        target = self.label_root(y.flabel) if y is not None and y.flabel else None  # another label: another task
+        fit.config = (obj.version, self.pass_stamp, fit.data_name, target)
         obj.fit = fit
         # the data this very fit watched names the fit's own site (a function body fits once per call)
         self.rec.eval_sets[watched:] = [(o, v, fit.site, k, st) for o, v, _s, k, st in self.rec.eval_sets[watched:]]

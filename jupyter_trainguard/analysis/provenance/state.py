@@ -54,6 +54,7 @@ class State:
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
+        self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
         self.deferred: dict[int, ast.Call] = {}  # `delayed(f)(x)` -> the call `f(x)` it runs
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are

@@ -70,9 +70,10 @@ class Fit(Record, eq=False):
     obj: Obj | None = None
     ylabel_only: bool = False  # fitted on the label only (LabelEncoder on y)
     data_name: str = ""
+    config: tuple = ()  # what made this fit of a model (its settings' version, loop pass, data): fits alike share it
 
     def __init__(self, kind: str, cls: str, rows: frozenset, stats: frozenset, site: Site, obj: Obj | None = None,
-                 ylabel_only: bool = False, data_name: str = "") -> None:
+                 ylabel_only: bool = False, data_name: str = "", config: tuple = ()) -> None:
         self.kind = kind
         self.cls = cls
         self.rows = rows
@@ -81,6 +82,7 @@ class Fit(Record, eq=False):
         self.obj = obj
         self.ylabel_only = ylabel_only
         self.data_name = data_name
+        self.config = config
 
 
 class Obj(Record, eq=False):
@@ -100,11 +102,12 @@ class Obj(Record, eq=False):
     shuffle: bool = False  # a splitter that shuffles (KFold(shuffle=True), ShuffleSplit)
     learned: Fit | None = None  # an estimator fitted without labels: the statistics its outputs carry
     layers: tuple = ()  # preprocessing layers inside a network (`Sequential([norm, ...])`), adapted on their own
+    version: int = 0  # bumped by `set_params`: fits after it train another configuration
 
     def __init__(self, cls: str, role: str, site: Site, fit: Fit | None = None, bound: tuple | None = None,
                  inner: Obj | None = None, multi: int = 1, early: bool = False, attrs: dict | None = None,
                  cls_node: object = None, mode: str = "train", shuffle: bool = False,
-                 learned: Fit | None = None, layers: tuple = ()) -> None:
+                 learned: Fit | None = None, layers: tuple = (), version: int = 0) -> None:
         self.cls = cls
         self.role = role
         self.site = site
@@ -119,6 +122,7 @@ class Obj(Record, eq=False):
         self.shuffle = shuffle
         self.learned = learned
         self.layers = layers
+        self.version = version
 
 
 class Eval(Record, eq=False):

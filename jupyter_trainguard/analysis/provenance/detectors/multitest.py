@@ -14,34 +14,56 @@ def _held_out(ev: Eval) -> bool:
     return bool(ev.data.rows) and ev.fit is not None and not covered(ev.data.rows, ev.fit.rows)
 
 
-def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval]]:
+def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval], list[Eval]]:
     """How many model configurations these evaluations score (a model rebuilt per setting counts as two, unless
-    every loop over settings around it splits anew: each pass is then scored on other rows)."""
+    every loop over settings around it splits anew: each pass is then scored on other rows); the model objects
+    and the evaluation of each configuration."""
     objs: dict[int, Eval] = {}
     configs = 0
+    fits: set = set()
+    each: list[Eval] = []
     for ev in evs:
+        if ev.fit is not None and ev.fit.config:
+            if (id(ev.obj), ev.fit.config) in fits:
+                continue
+            fits.add((id(ev.obj), ev.fit.config))
+        each.append(ev)
         if id(ev.obj) in objs:
+            configs += 1  # the same model object refitted otherwise (new settings, other data, another pass)
             continue
         objs[id(ev.obj)] = ev
         rebuilt = ev.obj.multi > 1 or ev.tuned
         if rebuilt and any(kind == "settings" for _, kind in ev.loops) and not chosen_by_loops(rec, ev):
             rebuilt = False
         configs += 2 if rebuilt else 1  # rebuilt per setting: several configurations
-    return configs, objs
+    return configs, objs, each
+
+
+def _by_task(groups: dict[tuple, list[Eval]]) -> dict[tuple, list[Eval]]:
+    """Models of different label columns (`cases` and `deaths` predicted for the same rows) compete for nothing:
+    their scores are split by label, and a model whose label is unknown joins each."""
+    out: dict[tuple, list[Eval]] = {}
+    for (rows, _), evs in groups.items():
+        tasks = {ev.fit.config[3] for ev in evs if ev.fit.config} - {None}
+        if len(tasks) < 2:
+            out[(rows, None)] = evs
+            continue
+        for task in tasks:
+            out[(rows, task)] = [ev for ev in evs if not ev.fit.config or ev.fit.config[3] in (task, None)]
+    return out
 
 
 def multitest_leaks(rec: Record) -> list[Leak]:
-    groups: dict[frozenset, list[Eval]] = {}
+    groups: dict[tuple, list[Eval]] = {}
     for ev in rec.evals:
         if ev.cv or not ev.scored or ev.fit is None or ev.fit.kind != "model" or not _held_out(ev):
             continue
         if ev.blended_only:
             continue
-        groups.setdefault(ev.data.rows, []).append(ev)
-    counted = {rows: _configs(rec, evs) for rows, evs in groups.items()}
+        groups.setdefault((ev.data.rows, None), []).append(ev)
     out: list[Leak] = []
-    for rows, evs in groups.items():
-        configs, objs = counted[rows]
+    for (rows, _task), evs in _by_task(groups).items():
+        configs, objs, each = _configs(rec, evs)
         if configs < 2:
             continue
         if not final_test(rec, rows):
@@ -50,7 +72,7 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         shown = last.data.text()
         name = f"`{shown}`" if shown != "the data" else code(last.site)
         models = sorted({ev.obj.cls.rsplit(".", 1)[-1] for ev in objs.values()})
-        cells = sorted({step_text(ev.site).get("cell") for ev in objs.values()} - {None})
+        cells = sorted({step_text(ev.site).get("cell") for ev in each} - {None})
         loop = " (in a loop over models or settings)" if any(ev.loops for ev in objs.values()) else ""
         out.append(Leak(
             "multi-test", last.site,
@@ -58,6 +80,6 @@ def multitest_leaks(rec: Record) -> list[Leak]:
             f"{', '.join('`' + m + '`' for m in models)} in cell(s) {', '.join(map(str, cells))}; choosing by "
             f"these scores makes the test set a selection set.",
             evidence={"models": models, "cells": cells, "test": last.data.name,
-                      "evaluations": [step_text(ev.site) for ev in objs.values()]},
+                      "evaluations": [step_text(ev.site) for ev in each]},
         ))
     return out

@@ -1,0 +1,50 @@
+"""Configurations a test set can compare: one model object refitted with new settings, on other features, or
+once per pass of a loop is several configurations; refitting it the same way is one, and models of different
+label columns (two tasks on the same rows) compete for nothing, while a label computed from another
+(`log_y` from `y`) is the same task."""
+
+from __future__ import annotations
+
+from jupyter_trainguard.engine import analyze_sources
+
+PRELUDE = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import mean_absolute_error
+df = pd.read_csv("table.csv")
+X = df[["a", "b", "c"]]
+Xtr, Xte, ytr, yte = train_test_split(X, df["cases"], test_size=0.2, random_state=0)"""
+
+
+def compared(*cells: str) -> bool:
+    rep = analyze_sources([PRELUDE, *cells])
+    return any(f.rule_id == "LEAK005" for f in rep.findings)
+
+
+def test_one_object_refitted_with_new_settings_is_two_configurations() -> None:
+    assert compared("m = RandomForestRegressor()\nm.fit(Xtr, ytr)\nprint(m.score(Xte, yte))",
+                    "m.set_params(max_depth=3)\nm.fit(Xtr, ytr)\nprint(m.score(Xte, yte))")
+
+
+def test_one_object_refitted_per_feature_set_in_a_loop_is_several_configurations() -> None:
+    assert compared("m = RandomForestRegressor()\nfor cols in [['a', 'b'], ['a', 'c'], ['b', 'c']]:\n"
+                    "    m.fit(Xtr[cols], ytr)\n    print(cols, mean_absolute_error(yte, m.predict(Xte[cols])))")
+
+
+def test_one_object_refitted_the_same_way_is_one_configuration() -> None:
+    assert not compared("m = RandomForestRegressor(random_state=0)\nm.fit(Xtr, ytr)\nprint(m.score(Xte, yte))",
+                        "m.fit(Xtr, ytr)\nprint(mean_absolute_error(yte, m.predict(Xte)))")
+
+
+def test_models_of_two_label_columns_on_the_same_rows_compete_for_nothing() -> None:
+    assert not compared("m = RandomForestRegressor()\nm.fit(Xtr, ytr)\nprint(m.score(Xte, yte))",
+                        "Xtr2, Xte2, dtr, dte = train_test_split(X, df['deaths'], test_size=0.2, random_state=0)\n"
+                        "m.fit(Xtr2, dtr)\nprint(m.score(Xte2, dte))")
+
+
+def test_a_label_computed_from_the_label_is_the_same_task() -> None:
+    assert compared("m = RandomForestRegressor()\nm.fit(Xtr, ytr)\nprint(m.score(Xte, yte))",
+                    "df['log_cases'] = np.log1p(df['cases'])\n"
+                    "Xtr2, Xte2, ltr, lte = train_test_split(X, df['log_cases'], test_size=0.2, random_state=0)\n"
+                    "m2 = RandomForestRegressor().fit(Xtr2, ltr)\nprint(m2.score(Xte2, lte))")
