@@ -11,6 +11,7 @@ from .api.torch_api import DATASET_ROOTS
 from .astutil import const, kw, text
 from .columns import strings
 from .rows import DUP, overlap
+from .state import UNKNOWN
 from .training import stops_early
 from .values import Obj, Val
 
@@ -304,9 +305,12 @@ class Calls:
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
         first = next((a for a in args if a is not None and a.is_data), None)
         self.note_split(e, args[:1], const(kw(e, "shuffle")) is not False, "train_test_split")
-        if isinstance(kw(e, "random_state"), ast.Constant) and first is not None:
-            # a fixed seed, the same sizes and the same rows make the same partition, whatever arrays are passed
-            sizes = tuple(text(kw(e, k)) for k in ("test_size", "train_size", "random_state", "shuffle"))
+        seed = self.constant(kw(e, "random_state"))
+        if seed is not None and not isinstance(seed, bool) and isinstance(seed, int) and first is not None:
+            # a fixed seed (a literal, or a name bound to one), the same sizes and the same rows make the same
+            # partition, whatever arrays are passed
+            sizes = tuple(repr(self.constant(kw(e, k))) if self.constant(kw(e, k)) is not UNKNOWN else text(kw(e, k))
+                          for k in ("test_size", "train_size", "random_state", "shuffle"))
             key: tuple = ("split", sizes, kw(e, "stratify") is not None, first.rows)
         else:
             key = self.new_key("split")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .state import UNKNOWN
 from .values import Val
 
 MAX_DEPTH = 3
@@ -45,9 +46,17 @@ class Functions:
                 local[kwa.arg] = kws[kwa.arg]
         if fn.args.vararg is not None:
             local[fn.args.vararg.arg] = Val("seq", items=tuple(args[len(params):]))
-        saved = (self.env, self._returns, self.mutated, self.cell)
+        consts = dict(self.consts)
+        for p in params + [k.arg for k in fn.args.kwonlyargs]:
+            consts.pop(p, None)
+        for p, node in zip(params, e.args):
+            self.bind_constant(consts, p, node)
+        for k in e.keywords:
+            if k.arg is not None:
+                self.bind_constant(consts, k.arg, k.value)
+        saved = (self.env, self._returns, self.mutated, self.cell, self.consts)
         self.call_sites.append(self.site(e))
-        self.env, self._returns, self.mutated = local, [], set()
+        self.env, self._returns, self.mutated, self.consts = local, [], set(), consts
         self.cell = fval.func_cell or self.cell
         self.depth += 1
         try:
@@ -57,7 +66,7 @@ class Functions:
         finally:
             self.depth -= 1
             self.call_sites.pop()
-            self.env, self._returns, self.mutated, self.cell = saved
+            self.env, self._returns, self.mutated, self.cell, self.consts = saved
         globs = _globals_of(fn)
         for n in globs:
             if n in inner:
@@ -70,6 +79,12 @@ class Functions:
                 if before is not None:
                     self.update_aliases(before, inner[p])
         return rets[-1] if rets else None
+
+    def bind_constant(self, consts: dict, param: str, node: ast.expr) -> None:
+        """A parameter given a literal (or a name bound to one) stands for it inside the call."""
+        got = self.constant(node)
+        if got is not UNKNOWN:
+            consts[param] = got
 
 
 _GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}

@@ -90,6 +90,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             v = self.expr(s.value)
             for t in s.targets:
                 self.assign(t, v, s.value)
+                self.note_constant(t, s.value)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.assign(s.target, self.expr(s.value), s.value)
@@ -171,6 +172,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         if isinstance(t, ast.Starred):
             t = t.value
         if isinstance(t, ast.Name):
+            self.consts.pop(t.id, None)  # rebound (a loop's variable, an unpacked value): no longer a literal
             if v is None:
                 self.env.pop(t.id, None)
                 return

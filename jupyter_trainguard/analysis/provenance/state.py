@@ -45,6 +45,9 @@ class Record(_Record):
         self.choices = [] if choices is FACTORY else choices
 
 
+UNKNOWN = object()
+
+
 class State:
     """Shared helpers of the interpreter mixins: value construction and event recording."""
 
@@ -54,6 +57,7 @@ class State:
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
+        self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
         self.deferred: dict[int, ast.Call] = {}  # `delayed(f)(x)` -> the call `f(x)` it runs
@@ -98,6 +102,23 @@ class State:
         return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
                    stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols,
                    time=base.time, fcols=base.fcols, flabel=base.flabel)
+
+    def note_constant(self, target: ast.expr, value: ast.expr) -> None:
+        """`SEED = 42`: the name stands for the literal until it is bound to something else."""
+        if isinstance(target, ast.Name):
+            got = self.constant(value)
+            if got is UNKNOWN:
+                self.consts.pop(target.id, None)
+            else:
+                self.consts[target.id] = got
+
+    def constant(self, node: ast.AST | None) -> object:
+        """The literal a seed or size argument stands for (itself, or a name bound to one), else UNKNOWN."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            return self.consts[node.id]
+        return UNKNOWN
 
     def varying(self, key: object, node: ast.AST | None) -> tuple:
         """The loops over settings whose passes select other rows here: a selection drawn anew on each pass (a

@@ -1,0 +1,56 @@
+"""Which splits hold out the same rows: a fixed seed given as a literal, as a name bound to one (`SEED = 42`) or as
+a function's parameter given one makes the same partition every time; another seed, `random_state=None` or a
+name rebound by a loop does not."""
+
+from __future__ import annotations
+
+from jupyter_trainguard.engine import analyze_sources
+
+PRELUDE = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+SEED = 42
+df = pd.read_csv("table.csv")
+X, y = df[["a", "b"]], df["label"]"""
+
+FIRST = ("Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=SEED)\n"
+         "m = LogisticRegression().fit(Xtr, ytr)")
+
+
+def rules(*cells: str) -> set[str]:
+    rep = analyze_sources([PRELUDE, *cells])
+    return {f.rule_id for f in rep.findings if f.rule_id.startswith("LEAK")}
+
+
+def test_a_seed_bound_to_a_name_splits_the_same_rows_again() -> None:
+    again = ("Xtr2, Xte2, ytr2, yte2 = train_test_split(X, y, test_size=0.2, random_state=SEED)\n"
+             "print(m.score(Xte2, yte2))")
+    assert "LEAK003" not in rules(FIRST, again)
+
+
+def test_another_seed_or_none_splits_other_rows() -> None:
+    for seed in ("7", "None"):
+        other = (f"Xtr2, Xte2, ytr2, yte2 = train_test_split(X, y, test_size=0.2, random_state={seed})\n"
+                 "print(m.score(Xte2, yte2))")
+        assert "LEAK003" in rules(FIRST, other), seed
+
+
+def test_the_same_named_seed_twice_holds_out_one_test_set_for_two_models() -> None:
+    second = ("Xtr2, Xte2, ytr2, yte2 = train_test_split(X, y, test_size=0.2, random_state=SEED)\n"
+              "m2 = RandomForestClassifier().fit(Xtr2, ytr2)\nprint(m.score(Xte, yte), m2.score(Xte2, yte2))")
+    assert "LEAK005" in rules(FIRST, second)
+
+
+def test_a_seed_given_to_a_helper_is_a_fixed_seed_inside_it() -> None:
+    helper = ("def evaluate(model, seed):\n"
+              "    Xa, Xb, ya, yb = train_test_split(X, y, random_state=seed)\n"
+              "    return model.fit(Xa, ya).score(Xb, yb)\n"
+              "print(evaluate(LogisticRegression(), 1), evaluate(RandomForestClassifier(), 1))")
+    assert "LEAK005" in rules(helper)
+
+
+def test_a_name_rebound_by_a_loop_is_no_fixed_seed() -> None:
+    loop = ("seed = 0\nfor seed in range(5):\n    Xa, Xb, ya, yb = train_test_split(X, y, random_state=seed)\n"
+            "    print(LogisticRegression().fit(Xa, ya).score(Xb, yb))")
+    assert not rules(loop)
