@@ -270,12 +270,7 @@ class Calls:
     def cross_table(self, e: ast.Call, vals: list) -> Val | None:
         """`pd.crosstab(y, model.predict(X))`: predictions tabulated against the labels are a confusion matrix."""
         data = [v for v in vals if v is not None and v.is_data]
-        out = self.derive(e, data)
-        preds = [v for v in data if v.kind == "pred"]
-        if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
-            self.mark_scored(preds, e)
-            out.kind = "score"
-        return out
+        return self.against_labels(self.derive(e, data), data, e)
 
     def build(self, e: ast.Call, args: list, kws: dict) -> Val:
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]

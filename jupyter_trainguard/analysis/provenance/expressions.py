@@ -104,12 +104,8 @@ class Expressions:
             # values it shifts them by a minimum learned from every row (a min-max scaler without the division)
             data = data[:1]
         out = self.derive(e, data)
-        preds = [v for v in data if v.kind == "pred"]
-        labels = [v for v in data if v.kind == "data" and v.rows]
-        if preds and labels and isinstance(e, (ast.Compare, ast.BinOp)):
-            # predictions compared with (or subtracted from) the labels: a score
-            self.mark_scored(preds, e)
-            out.kind = "score"
+        if isinstance(e, (ast.Compare, ast.BinOp)):
+            return self.against_labels(out, data, e)  # predictions compared with (or subtracted from) the labels
         return out
 
     def weights_of(self, fit: Fit) -> Fit:

@@ -169,6 +169,14 @@ class State:
             ev.fit is not None and covered(ev.data.rows, ev.fit.rows) and covered(ev.fit.rows, ev.data.rows)
             for ev in v.evals)
 
+    def against_labels(self, out: Val | None, data: list[Val], node: ast.AST) -> Val | None:
+        """Predictions set against rows of labels (compared, subtracted, tabulated): `out` is their score."""
+        preds = [v for v in data if v.kind == "pred"]
+        if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
+            self.mark_scored(preds, node)
+            out.kind = "score"
+        return out
+
     def mark_scored(self, vals: list[Val | None], node: ast.AST) -> None:
         """A metric (or a comparison with the labels) read these predictions: their evaluations are scored."""
         s = None
