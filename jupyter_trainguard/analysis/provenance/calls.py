@@ -252,7 +252,7 @@ class Calls:
             data = args[1] if len(args) > 1 else kws.get("dtrain") or kws.get("train_set")
             obj = Obj(q, "model", self.site(e))
             obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
-            early = stops_early(e)
+            early = stops_early(e, self.bound_nodes)
             for name in ("evals", "valid_sets", "eval_set"):
                 if kws.get(name) is not None:
                     self.rec.eval_sets.append((obj, kws[name], obj.fit.site, name, early))

@@ -172,7 +172,9 @@ class Methods:
         watched = len(self.rec.eval_sets)
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
             if kws.get(name) is not None:
-                early = stops_early(e) or obj.early or any(k in EARLY for k in kws)  # also through **params
+                given = {k.arg for k in e.keywords}
+                early = stops_early(e, self.bound_nodes) or obj.early or any(
+                    k in EARLY for k in kws if k not in given)  # also through **params
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
         if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
             self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", not _early_disabled(obj.site.node)))

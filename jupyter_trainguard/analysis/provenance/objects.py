@@ -56,7 +56,7 @@ class Objects:
                 x = args[xi] if 0 <= xi < len(args) else kws.get("exog") or kws.get("endog")
                 y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
                 obj.bound = (x, y)
-        obj.early = stops_early(e)
+        obj.early = stops_early(e, self.bound_nodes)
         for name in ("eval_set", "validation_data"):
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))

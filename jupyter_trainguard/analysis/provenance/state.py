@@ -57,6 +57,7 @@ class State:
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
+        self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
@@ -106,6 +107,7 @@ class State:
     def note_constant(self, target: ast.expr, value: ast.expr) -> None:
         """`SEED = 42`: the name stands for the literal until it is bound to something else."""
         if isinstance(target, ast.Name):
+            self.bound_nodes[target.id] = value
             got = self.constant(value)
             if got is UNKNOWN:
                 self.consts.pop(target.id, None)

@@ -38,10 +38,38 @@ def is_no_grad(node: ast.AST) -> bool:
 EARLY = ("early_stopping_rounds", "early_stopping", "callbacks", "use_best_model", "early_stopping_round")
 
 
-def stops_early(e: ast.Call) -> bool:
-    """The call stops early or keeps the best epoch (it selects by the evaluation data)."""
-    return any(k.arg in EARLY and not (isinstance(k.value, ast.Constant) and k.value.value in (None, False))
-               for k in e.keywords)
+# callbacks that only log or follow a fixed schedule: the watched data chooses nothing through them
+LOGGING_CALLBACKS = frozenset({
+    "TensorBoard", "CSVLogger", "History", "ProgbarLogger", "TerminateOnNaN", "LambdaCallback",
+    "LearningRateScheduler", "BackupAndRestore", "RemoteMonitor", "WandbCallback", "WandbMetricsLogger",
+    "MLflowCallback", "TqdmCallback", "log_evaluation", "print_evaluation", "record_evaluation", "reset_parameter",
+    "EvaluationMonitor", "TrainingCallback"})
+
+
+def stops_early(e: ast.Call, bound: dict | None = None) -> bool:
+    """The call stops early or keeps the best epoch (it selects by the evaluation data); `bound` maps names to the
+    expressions last assigned to them, to read `callbacks=cbs` through `cbs = [...]`."""
+    for k in e.keywords:
+        if k.arg not in EARLY or isinstance(k.value, ast.Constant) and k.value.value in (None, False):
+            continue
+        if k.arg == "callbacks" and not _selects(k.value, bound or {}, 0):
+            continue
+        return True
+    return False
+
+
+def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
+    """A callback, or a list of them, that may choose by the watched data (anything but a logger or a fixed
+    schedule; a callback the notebook defines or one not known may)."""
+    if isinstance(node, ast.Name) and node.id in bound and depth < 4:
+        return _selects(bound[node.id], bound, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return any(_selects(el, bound, depth + 1) for el in node.elts)
+    if isinstance(node, ast.Call):
+        f = node.func
+        leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        return leaf not in LOGGING_CALLBACKS
+    return True
 
 
 class Training:

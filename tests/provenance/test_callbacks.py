@@ -1,0 +1,48 @@
+"""Callbacks that choose by the watched data (early stopping, best checkpoint, a plateau schedule, one the notebook
+defines) make the held-out rows a selection set; loggers and fixed schedules do not, whether the list is given
+in the call or bound to a name first."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+PRELUDE = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from tensorflow import keras
+df = pd.read_csv("table.csv")
+X, y = df[["a", "b"]].values, df["label"].values
+Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)
+net = keras.Sequential([keras.layers.Dense(8), keras.layers.Dense(1, activation="sigmoid")])
+net.compile("adam", "binary_crossentropy")"""
+
+FIT = "net.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=20, callbacks={})\nprint(net.evaluate(Xte, yte))"
+
+
+def selects(callbacks: str, before: str = "") -> bool:
+    rep = analyze_sources([PRELUDE, before + FIT.format(callbacks)])
+    return any(f.rule_id == "LEAK004" for f in rep.findings)
+
+
+@pytest.mark.parametrize("callbacks", [
+    "[keras.callbacks.EarlyStopping(patience=3)]",
+    "[keras.callbacks.ModelCheckpoint('best.h5', save_best_only=True)]",
+    "[keras.callbacks.TensorBoard('logs'), keras.callbacks.ReduceLROnPlateau()]",
+    "[MyCallback()]",
+])
+def test_a_callback_that_can_choose_makes_the_test_rows_a_selection_set(callbacks: str) -> None:
+    assert selects(callbacks)
+
+
+@pytest.mark.parametrize("callbacks", [
+    "[keras.callbacks.TensorBoard('logs')]",
+    "[keras.callbacks.CSVLogger('log.csv'), keras.callbacks.LearningRateScheduler(lambda e: 1e-3)]",
+])
+def test_loggers_and_fixed_schedules_choose_nothing(callbacks: str) -> None:
+    assert not selects(callbacks)
+
+
+def test_a_list_bound_to_a_name_is_read_through_the_name() -> None:
+    assert not selects("cbs", "tb = keras.callbacks.TensorBoard('logs')\ncbs = [tb]\n")
+    assert selects("cbs", "es = keras.callbacks.EarlyStopping()\ncbs = [es]\n")
