@@ -64,6 +64,13 @@ PAIRS = [
      + "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
      SPLIT + "rf = RandomForestClassifier(random_state=0).fit(Xtr, ytr)\n" + IMPORTANCE
      + "print(LogisticRegression().fit(Xtr[top], ytr).score(Xte[top], yte))"),
+    ("array-columns-chosen-by-a-model-fitted-on-every-row", "LEAK001",
+     "A = X.values\nrf = RandomForestClassifier().fit(A, y)\ntop = np.argsort(rf.feature_importances_)[::-1][:5]\n"
+     "Atr, Ate, ytr, yte = train_test_split(A[:, top], y, random_state=0)\n"
+     "print(LogisticRegression().fit(Atr, ytr).score(Ate, yte))",
+     "A = X.values\nAtr, Ate, ytr, yte = train_test_split(A, y, random_state=0)\n"
+     "rf = RandomForestClassifier().fit(Atr, ytr)\ntop = np.argsort(rf.feature_importances_)[::-1][:5]\n"
+     "print(LogisticRegression().fit(Atr[:, top], ytr).score(Ate[:, top], yte))"),
     ("folds-scored-in-a-comprehension", "LEAK001",
      "from sklearn.preprocessing import StandardScaler\nXs = StandardScaler().fit_transform(X)\n" + FOLD_SCORE
      + "print(np.mean([fold_score(Xs, tr, va) for tr, va in KFold(5, shuffle=True).split(Xs)]))",

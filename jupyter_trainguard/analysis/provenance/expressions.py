@@ -186,13 +186,18 @@ class Expressions:
         if not base.is_data:
             return None
         rows_part = e.slice
+        chosen: frozenset = frozenset()  # `X[:, top]`: columns picked by something learned carry what it learned
         if isinstance(rows_part, ast.Tuple) and rows_part.elts:
             rows_part = rows_part.elts[0]
             for extra in e.slice.elts[1:]:
-                self.expr(extra)
+                cols = self.expr(extra)
+                if cols is not None and cols.is_data:
+                    chosen |= cols.all_stats
         elif accessor is None and isinstance(rows_part, ast.Tuple):
             rows_part = None
         out = self.select_rows(base, rows_part, accessor, e)
+        if chosen and out is not None and out.is_data:
+            out.stats = out.stats | chosen
         if out is not None and out.is_data:
             out = Val(**{f: getattr(out, f) for f in out.__slots__})  # a fresh value for its own column facts
             self.subscript_columns(base, out, e.slice, accessor)
