@@ -188,6 +188,16 @@ CASES = {
                                          "values\nX = np.array([s[i:i + 24] for i in range(len(s) - 24)])\n"
                                          "y = s[24:]\nX_tr, X_te, y_tr, y_te = train_test_split(X, y)\n"
                                          "print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))", {"TIME001"}),
+    "dated_rows_rebuilt_from_a_dict_without_the_date": (
+        H + "d = pd.read_csv('s.csv', parse_dates=['date']).sort_values('date')\n"
+        "t = pd.DataFrame({'a': d['a'].values, 'b': d['b'].values, 'y': d['y'].values})\n"
+        "X_tr, X_te, y_tr, y_te = train_test_split(t[['a', 'b']], t['y'], random_state=0)\n"
+        "print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))", set()),
+    "dated_rows_rebuilt_from_a_dict_keeping_the_date": (
+        H + "d = pd.read_csv('s.csv', parse_dates=['date']).sort_values('date')\n"
+        "t = pd.DataFrame({'date': d['date'].values, 'a': d['a'].values, 'y': d['y'].values})\n"
+        "X_tr, X_te, y_tr, y_te = train_test_split(t[['a']], t['y'], random_state=0)\n"
+        "print(LinearRegression().fit(X_tr, y_tr).score(X_te, y_te))", {"TIME001"}),
     "char_ngrams_shuffled": (H + "texts = pd.read_csv('t.csv')['text']\n"
                              "grams = [t[i:i + 3] for t in texts for i in range(len(t) - 2)]\n"
                              "X = np.array([len(g) for g in grams])\ny = np.zeros(len(X))\n" + FIT, set()),

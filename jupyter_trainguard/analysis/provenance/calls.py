@@ -292,6 +292,9 @@ class Calls:
         if out.fcols is None and self.parsed.qualname(e.func).startswith("pandas"):
             out = self.new_frame(out)  # a frame built from arrays or columns: its own column facts start here
         names = strings(kw(e, "columns"))
+        if not names and e.args and isinstance(e.args[0], ast.Dict) and e.args[0].keys:
+            names = strings(ast.List(elts=e.args[0].keys))  # `pd.DataFrame({'a': ..., 'b': ...})`
+            names = names if len(names) == len(e.args[0].keys) else []
         if names and not any(DATE_WORD.search(n) for n in names):
             # a frame rebuilt from values with no date column left: only lags and windows still order its rows
             out.time = frozenset(t for t in out.time if t[0].startswith(("op:", "window")))
