@@ -429,3 +429,41 @@ def test_hist_gradient_boosting_validating_on_the_test_split() -> None:
     assert "LEAK004" in {f.rule_id for f in analyze_sources([SK, on_test]).findings}
     assert "LEAK004" not in {f.rule_id for f in analyze_sources([SK, carved]).findings}
     assert "LEAK004" not in {f.rule_id for f in analyze_sources([SK, disabled]).findings}
+
+
+DATASET_CLASS = """import pandas as pd
+import torch
+from torch.utils.data import Dataset, DataLoader, random_split
+df = pd.read_csv("table.csv")
+class Table(Dataset):
+    def __init__(self, frame, mu=None, sd=None):
+        x = frame[["a", "b"]].values
+        mu = x.mean(0) if mu is None else mu
+        sd = x.std(0) if sd is None else sd
+        self.x = torch.tensor((x - mu) / sd, dtype=torch.float32)
+        self.y = torch.tensor(frame["label"].values)
+    def __len__(self):
+        return len(self.y)
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+net = torch.nn.Linear(2, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+"""
+TRAIN_AND_SCORE = """for xb, yb in DataLoader(tr, batch_size=32, shuffle=True):
+    opt.zero_grad()
+    torch.nn.functional.cross_entropy(net(xb), yb).backward()
+    opt.step()
+net.eval()
+with torch.no_grad():
+    hits = sum((net(xb).argmax(1) == yb).sum().item() for xb, yb in DataLoader(va, batch_size=64))
+"""
+
+
+def test_a_dataset_class_normalising_by_its_rows_carries_that_into_every_split() -> None:
+    assert "LEAK001" in _rule_ids(DATASET_CLASS, "tr, va = random_split(Table(df), [800, 200])\n" + TRAIN_AND_SCORE)
+    # each part normalised by its own rows: the validation rows carry their own mean and spread
+    own = "tr_df = df.sample(frac=0.8, random_state=0)\nva_df = df.drop(tr_df.index)\ntr, va = Table(tr_df), Table(va_df)\n"
+    assert "LEAK001" in _rule_ids(DATASET_CLASS, own + TRAIN_AND_SCORE)
+    given = ("tr_df = df.sample(frac=0.8, random_state=0)\nva_df = df.drop(tr_df.index)\n"
+             "x = tr_df[['a', 'b']].values\ntr = Table(tr_df)\nva = Table(va_df, x.mean(0), x.std(0))\n")
+    assert not _rule_ids(DATASET_CLASS, given + TRAIN_AND_SCORE) & {"LEAK001", "LEAK003", "LEAK007"}

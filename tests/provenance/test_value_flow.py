@@ -1,6 +1,6 @@
 # ruff: noqa: E501  (the bad/good pairs read best one statement per line)
-"""Values the interpreter must not lose (or invent) on their way from a fit to a score: rows appended to a frame
-as a repeated list, lists built empty and filled later, predictions gathered with `+=` or written into a frame's column, estimators of libraries outside
+"""Values the interpreter must not lose (or invent) on their way from a fit to a score: a helper's branch on a
+parameter left None, rows appended to a frame as a repeated list, lists built empty and filled later, predictions gathered with `+=` or written into a frame's column, estimators of libraries outside
 the API table, data of unknown layout indexed by a split's name, and numbers that only name or shift columns.
 
 Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
@@ -68,8 +68,18 @@ df[target] = df['c'].shift(-steps)
 APPENDED = """pos, neg = df[df['label'] == 1], df[df['label'] == 0]
 """
 
+CENTRE = """def centre(frame, means=None):
+    if means is None:
+        means = frame.mean()
+    return frame - means
+Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'], test_size=0.25, random_state=0)
+"""
+
 # (case id, rule the bad code raises, bad code, good code)
 PAIRS = [
+    ("a-branch-on-a-parameter-left-none-runs-alone", "LEAK001",
+     CENTRE + "m = Ridge().fit(centre(Xtr), ytr)\nprint(m.score(centre(Xte), yte))",
+     CENTRE + "m = Ridge().fit(centre(Xtr), ytr)\nprint(m.score(centre(Xte, Xtr.mean()), yte))"),
     ("rows-appended-as-repeated-list-items", "LEAK002",
      APPENDED + "bal = neg.append([pos] * 3, ignore_index=True)\nXtr, Xte, ytr, yte = train_test_split(bal[['a', 'b']], bal['label'])\n"
      "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",

@@ -49,10 +49,14 @@ class Functions:
         consts = dict(self.consts)
         for p in params + [k.arg for k in fn.args.kwonlyargs]:
             consts.pop(p, None)
+        for p, node in zip(params[len(params) - len(defaults):], defaults):
+            self.bind_constant(consts, p, node)  # a default, unless the call gives the parameter
         for p, node in zip(params, e.args):
+            consts.pop(p, None)
             self.bind_constant(consts, p, node)
         for k in e.keywords:
             if k.arg is not None:
+                consts.pop(k.arg, None)
                 self.bind_constant(consts, k.arg, k.value)
         saved = (self.env, self._returns, self.mutated, self.cell, self.consts)
         self.call_sites.append(self.site(e))

@@ -119,8 +119,11 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         elif isinstance(s, ast.If):
             self.expr(s.test)
             self.compared_scores(s.test)
-            self.block(s.body)
-            self.block(s.orelse)
+            known = self.none_test(s.test)
+            if known is not False:
+                self.block(s.body)
+            if known is not True:
+                self.block(s.orelse)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             quiet = any(is_no_grad(item.context_expr) for item in s.items)
             for item in s.items:

@@ -75,7 +75,12 @@ class Objects:
         elif {"fit", "transform"} <= methods or "TransformerMixin" in bases:
             role = "transformer"
         elif bases & {"Dataset", "IterableDataset"}:
-            return self.derive(e, args + list(kws.values())) or self.source(e)
+            # a dataset holds its arguments' rows and whatever its `__init__` computed from them (a normalisation
+            # by the rows' own mean and spread travels with the rows into every split of it)
+            obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
+            self.call_method(Val("obj", obj=obj, site=self.site(e)), "__init__", e, args, kws)
+            held = [v for v in (obj.attrs or {}).values() if v is not None and v.is_data]
+            return self.derive(e, args + list(kws.values()) + held) or self.source(e)
         else:
             obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
             inst = Val("obj", obj=obj, site=self.site(e))

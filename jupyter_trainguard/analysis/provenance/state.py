@@ -122,6 +122,22 @@ class State:
             return self.consts[node.id]
         return UNKNOWN
 
+    def none_test(self, test: ast.expr) -> bool | None:
+        """`x is None` / `x is not None` where the analysis knows: a name bound to a value is not None, a name
+        bound to the literal None (a parameter's default) is; None when unknown."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None):
+            return None
+        name = test.left.id
+        if self.env.get(name) is not None:
+            is_none = False
+        elif name in self.consts:
+            is_none = self.consts[name] is None
+        else:
+            return None
+        return is_none if isinstance(test.ops[0], ast.Is) else not is_none
+
     def varying(self, key: object, node: ast.AST | None) -> tuple:
         """The loops over settings whose passes select other rows here: a selection drawn anew on each pass (a
         split without a fixed seed) or one that reads the loop's variable (`random_state=seed`, `fold == k`)."""
