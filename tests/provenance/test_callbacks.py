@@ -46,3 +46,16 @@ def test_loggers_and_fixed_schedules_choose_nothing(callbacks: str) -> None:
 def test_a_list_bound_to_a_name_is_read_through_the_name() -> None:
     assert not selects("cbs", "tb = keras.callbacks.TensorBoard('logs')\ncbs = [tb]\n")
     assert selects("cbs", "es = keras.callbacks.EarlyStopping()\ncbs = [es]\n")
+
+
+def test_catboost_keeps_the_best_iteration_on_its_eval_set_unless_told_not_to() -> None:
+    head = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+            "from catboost import CatBoostClassifier\ndf = pd.read_csv('table.csv')\n"
+            "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'], random_state=0)\n")
+    fit = "m = CatBoostClassifier(iterations=300{})\nm.fit(Xtr, ytr, eval_set=(Xte, yte))\nprint(m.score(Xte, yte))"
+
+    def picks(extra: str) -> bool:
+        return any(f.rule_id == "LEAK004" for f in analyze_sources([head + fit.format(extra)]).findings)
+
+    assert picks("")
+    assert not picks(", use_best_model=False")

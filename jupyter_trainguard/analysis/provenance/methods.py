@@ -175,6 +175,9 @@ class Methods:
                 given = {k.arg for k in e.keywords}
                 early = stops_early(e, self.bound_nodes) or obj.early or any(
                     k in EARLY for k in kws if k not in given)  # also through **params
+                if obj.cls.startswith("catboost.") and not any(_turned_off(c, "use_best_model")
+                                                               for c in (e, obj.site.node)):
+                    early = True  # CatBoost keeps the best iteration on `eval_set` unless told not to
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
         if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
             self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", not _early_disabled(obj.site.node)))
@@ -368,6 +371,10 @@ class Methods:
 
 def _early_disabled(ctor: ast.AST | None) -> bool:
     """The estimator was built with `early_stopping=False`."""
-    return isinstance(ctor, ast.Call) and any(
-        k.arg == "early_stopping" and isinstance(k.value, ast.Constant) and k.value.value is False
-        for k in ctor.keywords)
+    return _turned_off(ctor, "early_stopping")
+
+
+def _turned_off(call: ast.AST | None, name: str) -> bool:
+    """The call sets `name=False`."""
+    return isinstance(call, ast.Call) and any(
+        k.arg == name and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
