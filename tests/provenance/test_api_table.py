@@ -97,3 +97,12 @@ def test_metric_reads_predictions_on_training_rows(name: str) -> None:
 def test_keras_and_statsmodels_rows_resolve() -> None:
     assert keras.CLASSES["Normalization"].role == "transformer" and not keras.CLASSES["Normalization"].vocab
     assert statsmodels_api.CLASSES["OLS"].bound == (1, 0)
+
+
+@pytest.mark.parametrize("name, leaks", [("OneHotEncoder", False), ("OrdinalEncoder", False),
+                                         ("CountEncoder", True), ("TargetEncoder", True)])
+def test_category_encoders_through_their_module_alias(name: str, leaks: bool) -> None:
+    """`ce.OneHotEncoder` renames categories as scikit-learn's does; `ce.CountEncoder` learns their frequencies."""
+    code = (f"import category_encoders as ce\nZ = ce.{name}(cols=['c']).fit_transform(X, y)\n"
+            "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    assert ("LEAK001" in _ids(code)) is leaks

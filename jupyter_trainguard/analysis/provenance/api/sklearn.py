@@ -6,6 +6,7 @@ from .table import ClassRow, FuncRow
 
 SK = ("sklearn",)
 IMB = ("imblearn",)
+CE = ("category_encoders",)
 _T = ClassRow("transformer", SK)
 _V = ClassRow("transformer", SK, vocab=True)
 _S = ClassRow("stateless", SK)
@@ -22,15 +23,20 @@ CLASSES: dict[str, ClassRow] = {
         "MDS", "SpectralEmbedding", "GaussianRandomProjection", "SparseRandomProjection", "Nystroem",
         "RBFSampler", "DictionaryLearning", "MiniBatchDictionaryLearning", "SparsePCA", "MiniBatchSparsePCA")},
     # encoders that only rename categories: what they learn does not depend on how often a value occurs
-    **{n: _V for n in ("OneHotEncoder", "OrdinalEncoder", "LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer",
-                       "DictVectorizer")},
+    **{n: _V for n in ("LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer", "DictVectorizer")},
+    **{n: ClassRow("transformer", SK + CE, vocab=True) for n in ("OneHotEncoder", "OrdinalEncoder")},
+    # category_encoders' renamers: codes, bits or contrasts of the categories seen, nothing about how often
+    **{n: ClassRow("transformer", CE, vocab=True) for n in (
+        "BinaryEncoder", "BaseNEncoder", "HelmertEncoder", "SumEncoder", "BackwardDifferenceEncoder",
+        "PolynomialEncoder")},
+    "HashingEncoder": ClassRow("stateless", CE),
     "CountVectorizer": _T,
     **{n: _S for n in ("Normalizer", "Binarizer", "PolynomialFeatures", "FunctionTransformer",
                        "HashingVectorizer", "FeatureHasher", "MissingIndicator")},
     # third-party encoders and selectors with the scikit-learn interface
     **{n: ClassRow("transformer", ("category_encoders", "feature_engine", "sklearn", "mlxtend"))
        for n in ("MeanEncoder", "WOEEncoder", "CatBoostEncoder", "LeaveOneOutEncoder", "JamesSteinEncoder",
-                 "MEstimateEncoder", "CountFrequencyEncoder", "BinaryEncoder", "HashingEncoder", "BaseNEncoder",
+                 "MEstimateEncoder", "CountFrequencyEncoder", "CountEncoder", "GLMMEncoder", "QuantileEncoder",
                  "MeanMedianImputer", "ArbitraryNumberImputer", "Winsorizer", "OutlierTrimmer", "UMAP",
                  "SequentialFeatureSelector", "ExhaustiveFeatureSelector")},
     "Pipeline": ClassRow("pipeline", SK + IMB),
