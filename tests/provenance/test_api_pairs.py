@@ -200,6 +200,13 @@ PAIRS = [
      "print(((res.predict(Xte) - yte) ** 2).mean())",
      "import statsmodels.api as sm\nXtr, Xte, ytr, yte = train_test_split(X, y)\nres = sm.OLS(ytr, Xtr).fit()\n"
      "print(((res.predict(Xte) - yte) ** 2).mean())"),
+    ("prophet-forecast", "LEAK003",
+     "from prophet import Prophet\nhist = df.rename(columns={'day': 'ds', 'label': 'y'})[['ds', 'y']]\n"
+     "past, future = hist.iloc[:800], hist.iloc[800:]\nm = Prophet().fit(hist)\n"
+     "print(((m.predict(future[['ds']])['yhat'].values - future['y'].values) ** 2).mean())",
+     "from prophet import Prophet\nhist = df.rename(columns={'day': 'ds', 'label': 'y'})[['ds', 'y']]\n"
+     "past, future = hist.iloc[:800], hist.iloc[800:]\nm = Prophet().fit(past)\n"
+     "print(((m.predict(future[['ds']])['yhat'].values - future['y'].values) ** 2).mean())"),
     ("user-function-followed", "LEAK001",
      "from sklearn.preprocessing import StandardScaler\ndef prep(frame):\n    return StandardScaler().fit_transform(frame)\n"
      "Xs = prep(X)\nXtr, Xte, ytr, yte = train_test_split(Xs, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
