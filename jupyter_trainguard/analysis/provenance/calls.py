@@ -21,13 +21,9 @@ _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "re
                      "subplots", "title", "xlabel", "ylabel", "legend", "savefig", "scatter", "hist", "barplot"})
 
 
-
-
 def _axis(e: ast.Call) -> object:
     ax = kw(e, "axis")
     return ax.value if isinstance(ax, ast.Constant) else 0
-
-
 
 
 _LOGS = frozenset({"log_metric", "log_metrics", "log", "add_scalar", "info", "write"})

@@ -19,11 +19,11 @@ from .functions import STEP_BUDGET, Functions
 from .methods import Methods
 from .objects import Objects
 from .order import names_of, replay_order
-from .rows import Selection
+from .rows import Selection, unfilled
 from .state import Record, State
 from .temporal import TimeOrder
 from .training import Training, is_no_grad, trains_directly
-from .values import Val
+from .values import Val, joined
 
 MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
 
@@ -253,10 +253,10 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
         if v is not None and v.is_data and col is not None and t.value is base_node:
             cols = dict(base.cols or {})
             cols[col] = v.all_stats
-            rows = v.rows if v.rows and _unfilled(base.rows) else base.rows  # `pd.DataFrame()`: the first column's
+            rows = v.rows if v.rows and unfilled(base.rows) else base.rows  # `pd.DataFrame()`: the first column's
             self.env[base_node.id] = Val(base.kind, rows=rows, stats=base.stats, site=base.site,
                                          time=base.time | v.time | self.datetime_evidence(rhs),
-                                         name=base_node.id, evals=_joined(base.evals, v.evals), label=base.label,
+                                         name=base_node.id, evals=joined(base.evals, v.evals), label=base.label,
                                          cols=cols,
                                          fcols=base.fcols, flabel=base.flabel, oid=base.oid)
             self.mutated.add(base_node.id)
@@ -387,15 +387,3 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             self.assign(target.elts[1], te, it_node)
         self.rec.selections[key] = Selection(key, "folds", self.site(it_node), loops=self.varying(key, it_node))
         return True
-
-
-
-def _unfilled(rows: frozenset) -> bool:
-    """Rows of an empty frame (`pd.DataFrame()`) that no column with rows has been written into yet."""
-    return len(rows) == 1 and all(len(tok) == 1 and tok[0][0] == "empty" for tok in rows)
-
-
-def _joined(evals: tuple, more: tuple) -> tuple:
-    """A frame's evaluations after a column of predictions is written into it (`df['pred'] = m.predict(X)`): a
-    metric on its columns scores them."""
-    return evals + tuple(ev for ev in more if ev not in evals)

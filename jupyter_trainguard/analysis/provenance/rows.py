@@ -115,3 +115,8 @@ def dup_step(a: Token, b: Token) -> tuple | None:
         if sa[1] == DUP:
             return sa
     return None
+
+
+def unfilled(rows: frozenset) -> bool:
+    """Rows of an empty frame (`pd.DataFrame()`) that no column with rows has been written into yet."""
+    return len(rows) == 1 and all(len(tok) == 1 and tok[0][0] == "empty" for tok in rows)

@@ -228,3 +228,9 @@ class Val(Record, eq=False):
         if self.name:
             return self.name
         return self.site.text if self.site is not None and self.site.text else "the data"
+
+
+def joined(evals: tuple, more: tuple) -> tuple:
+    """A frame's evaluations after a column of predictions is written into it (`df['pred'] = m.predict(X)`): a
+    metric on its columns scores them."""
+    return evals + tuple(ev for ev in more if ev not in evals)
