@@ -34,6 +34,9 @@ class Calls:
 
     def call(self, e: ast.Call) -> Val | None:
         func = e.func
+        objective = self.tuned_objective(e)
+        if objective is not None:
+            return self.run_objective(objective, e)
         if isinstance(func, ast.Call):
             leaf = self.parsed.qualname(func.func).rsplit(".", 1)[-1]
             if leaf == "delayed" and func.args:
@@ -100,14 +103,6 @@ class Calls:
                 leaf.startswith(("load_", "read_", "get_data", "fetch_")):
             return self.source(e, "read")  # pickle.load(f), a helper library's loader: data of unknown origin
         return None
-
-    def runs_as(self, e: ast.Call, func: ast.expr) -> ast.Call:
-        """joblib's `delayed(f)(x, k=v)` runs `f(x, k=v)` (one call node per place, kept while the tree lives)."""
-        got = self.deferred.get(id(e))
-        if got is None:
-            got = self.deferred[id(e)] = ast.copy_location(ast.Call(func=func, args=e.args, keywords=e.keywords), e)
-            got.end_lineno, got.end_col_offset = e.end_lineno, e.end_col_offset
-        return got
 
     def reported(self, e: ast.Call, vals: list) -> None:
         """A training-row score printed or logged under a validation/test label."""

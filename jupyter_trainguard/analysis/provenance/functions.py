@@ -1,5 +1,6 @@
 """Notebook functions: followed at each call (up to a small depth), arguments bound to parameters, the events
-they record pointing into the cell that defines them, and mutations of their arguments reaching the caller."""
+they record pointing into the cell that defines them, and mutations of their arguments reaching the caller; also
+the calls that run them indirectly (joblib's `delayed`, a hyperparameter tuner's objective)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from .values import Val
 
 MAX_DEPTH = 3
 STEP_BUDGET = 50_000  # past this many statements loops run a single pass; past twice it calls are not followed
+# hyperparameter tuners that call a notebook's objective once per trial and keep the best settings
+TUNERS = frozenset({"optimize", "fmin", "gp_minimize", "forest_minimize", "gbrt_minimize", "dummy_minimize",
+                    "BayesianOptimization"})
 
 
 class Functions:
@@ -89,6 +93,44 @@ class Functions:
         got = self.constant(node)
         if got is not UNKNOWN:
             consts[param] = got
+
+    def tuned_objective(self, e: ast.Call) -> Val | None:
+        """The notebook function a hyperparameter tuner calls once per trial (`study.optimize(objective)`,
+        `fmin(objective, space)`, `gp_minimize(f, dims)`, `BayesianOptimization(f=...)`)."""
+        f = e.func
+        leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if leaf not in TUNERS:
+            return None
+        node = e.args[0] if e.args else next((k.value for k in e.keywords if k.arg in ("f", "fn", "func")), None)
+        fval = self.env.get(node.id) if isinstance(node, ast.Name) else None
+        return fval if fval is not None and fval.kind == "func" and fval.func is not None else None
+
+    def run_objective(self, fval: Val, e: ast.Call) -> None:
+        """The tuner runs the objective with new settings per trial and keeps the best: one pass of a loop over
+        settings, whose returned score is what the choice reads."""
+        fn = fval.func
+        params = fn.args.posonlyargs + fn.args.args
+        call = self.deferred.get(id(e))
+        if call is None:
+            given = [ast.Name(id="<trial>", ctx=ast.Load()) for _ in params]
+            call = self.deferred[id(e)] = ast.copy_location(ast.Call(func=e.func, args=given, keywords=[]), e)
+            call.end_lineno, call.end_col_offset = e.end_lineno, e.end_col_offset
+        trial = [Val("data", hyper=True, site=self.site(e)) for _ in params]
+        self.loops.append((id(e), "settings", 2))
+        try:
+            out = self.inline(fval, call, trial, {})
+        finally:
+            self.loops.pop()
+        self.note_choice([out], e)
+        return None
+
+    def runs_as(self, e: ast.Call, func: ast.expr) -> ast.Call:
+        """joblib's `delayed(f)(x, k=v)` runs `f(x, k=v)` (one call node per place, kept while the tree lives)."""
+        got = self.deferred.get(id(e))
+        if got is None:
+            got = self.deferred[id(e)] = ast.copy_location(ast.Call(func=func, args=e.args, keywords=e.keywords), e)
+            got.end_lineno, got.end_col_offset = e.end_lineno, e.end_col_offset
+        return got
 
 
 _GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}

@@ -1,0 +1,45 @@
+"""Hyperparameter tuners call the notebook's objective once per trial and keep the best settings: an objective
+that scores the final held-out rows makes them a selection set; one that scores a validation part does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+PRELUDE = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+df = pd.read_csv("table.csv")
+X, y = df[["a", "b", "c"]], df["label"]
+Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)
+Xfit, Xval, yfit, yval = train_test_split(Xtr, ytr, test_size=0.25, random_state=0)"""
+
+OBJECTIVE = """def objective({arg}):
+    depth = {depth}
+    m = RandomForestClassifier(max_depth=depth).fit(Xfit, yfit)
+    return accuracy_score({truth}, m.predict({rows}))
+"""
+
+TUNERS = [
+    ("optuna", "trial", "trial.suggest_int('d', 2, 16)",
+     "import optuna\nstudy = optuna.create_study(direction='maximize')\nstudy.optimize(objective, n_trials=40)"),
+    ("hyperopt", "params", "int(params['d'])",
+     "from hyperopt import fmin, tpe, hp\nbest = fmin(objective, {'d': hp.quniform('d', 2, 16, 1)}, algo=tpe.suggest, "
+     "max_evals=40)"),
+    ("skopt", "params", "params[0]",
+     "from skopt import gp_minimize\nres = gp_minimize(objective, [(2, 16)], n_calls=30)"),
+]
+
+
+def picks_on(rows: str, truth: str, arg: str, depth: str, tune: str) -> bool:
+    code = OBJECTIVE.format(arg=arg, depth=depth, truth=truth, rows=rows) + tune
+    return "LEAK004" in {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
+
+
+@pytest.mark.parametrize("name, arg, depth, tune", TUNERS, ids=[t[0] for t in TUNERS])
+def test_an_objective_scoring_the_test_rows_makes_them_a_selection_set(name: str, arg: str, depth: str,
+                                                                      tune: str) -> None:
+    assert picks_on("Xte", "yte", arg, depth, tune)
+    assert not picks_on("Xval", "yval", arg, depth, tune)
