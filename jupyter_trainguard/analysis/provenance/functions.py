@@ -110,11 +110,7 @@ class Functions:
         settings, whose returned score is what the choice reads."""
         fn = fval.func
         params = fn.args.posonlyargs + fn.args.args
-        call = self.deferred.get(id(e))
-        if call is None:
-            given = [ast.Name(id="<trial>", ctx=ast.Load()) for _ in params]
-            call = self.deferred[id(e)] = ast.copy_location(ast.Call(func=e.func, args=given, keywords=[]), e)
-            call.end_lineno, call.end_col_offset = e.end_lineno, e.end_col_offset
+        call = self.synthetic_call(e, e.func, [ast.Name(id="<trial>", ctx=ast.Load()) for _ in params], [])
         trial = [Val("data", hyper=True, site=self.site(e)) for _ in params]
         self.loops.append((id(e), "settings", 2))
         try:
@@ -125,12 +121,18 @@ class Functions:
         return None
 
     def runs_as(self, e: ast.Call, func: ast.expr) -> ast.Call:
-        """joblib's `delayed(f)(x, k=v)` runs `f(x, k=v)` (one call node per place, kept while the tree lives)."""
+        """joblib's `delayed(f)(x, k=v)` runs `f(x, k=v)`."""
+        return self.synthetic_call(e, func, list(e.args), list(e.keywords))
+
+    def synthetic_call(self, e: ast.Call, func: ast.expr, args: list, keywords: list) -> ast.Call:
+        """A call node standing for what `e` runs, made once per node; kept with `e` itself, so `e` outlives the
+        entry and its id names it alone."""
         got = self.deferred.get(id(e))
-        if got is None:
-            got = self.deferred[id(e)] = ast.copy_location(ast.Call(func=func, args=e.args, keywords=e.keywords), e)
-            got.end_lineno, got.end_col_offset = e.end_lineno, e.end_col_offset
-        return got
+        if got is None or got[0] is not e or len(got[1].args) != len(args):
+            node = ast.copy_location(ast.Call(func=func, args=args, keywords=keywords), e)
+            node.end_lineno, node.end_col_offset = e.end_lineno, e.end_col_offset
+            got = self.deferred[id(e)] = (e, node)
+        return got[1]
 
 
 _GLOBALS: dict[int, tuple[ast.AST, frozenset]] = {}

@@ -61,7 +61,7 @@ class State:
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
-        self.deferred: dict[int, ast.Call] = {}  # `delayed(f)(x)` -> the call `f(x)` it runs
+        self.deferred: dict[int, tuple] = {}  # id of `delayed(f)(x)` -> (that node, the call `f(x)` it runs)
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
 
     # --------------------------------------------------------------- values
