@@ -180,6 +180,22 @@ PAIRS = [
      "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnorm = keras.layers.Normalization()\n"
      "norm.adapt(Xtr)\nnet = keras.Sequential([norm, keras.layers.Dense(1)])\nnet.fit(Xtr, ytr, epochs=2)\n"
      "print(net.evaluate(Xte, yte))"),
+    ("keras-functional-model-with-an-adapted-layer", "LEAK001",
+     "from tensorflow import keras\nnorm = keras.layers.Normalization()\nnorm.adapt(X)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\ninp = keras.Input(shape=(8,))\nh = keras.layers.Dense(16)(norm(inp))\n"
+     "net = keras.Model(inputs=inp, outputs=keras.layers.Dense(1)(h))\nnet.fit(Xtr, ytr, epochs=2)\nprint(net.evaluate(Xte, yte))",
+     "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnorm = keras.layers.Normalization()\n"
+     "norm.adapt(Xtr)\ninp = keras.Input(shape=(8,))\nh = keras.layers.Dense(16)(norm(inp))\n"
+     "net = keras.Model(inputs=inp, outputs=keras.layers.Dense(1)(h))\nnet.fit(Xtr, ytr, epochs=2)\nprint(net.evaluate(Xte, yte))"),
+    ("keras-functional-branches-adapted-after-building", "LEAK001",
+     "from tensorflow import keras\nvec = keras.layers.TextVectorization(max_tokens=500)\ntxt = keras.Input(shape=(1,), dtype='string')\n"
+     "num = keras.Input(shape=(4,))\nboth = keras.layers.concatenate([keras.layers.Embedding(500, 8)(vec(txt)), num])\n"
+     "net = keras.Model([txt, num], keras.layers.Dense(1)(both))\nvec.adapt(df['text'])\n"
+     "ttr, tte, ytr, yte = train_test_split(df['text'], y)\nnet.fit(ttr, ytr, epochs=2)\nprint(net.evaluate(tte, yte))",
+     "from tensorflow import keras\nvec = keras.layers.TextVectorization(max_tokens=500)\ntxt = keras.Input(shape=(1,), dtype='string')\n"
+     "num = keras.Input(shape=(4,))\nboth = keras.layers.concatenate([keras.layers.Embedding(500, 8)(vec(txt)), num])\n"
+     "net = keras.Model([txt, num], keras.layers.Dense(1)(both))\nttr, tte, ytr, yte = train_test_split(df['text'], y)\n"
+     "vec.adapt(ttr)\nnet.fit(ttr, ytr, epochs=2)\nprint(net.evaluate(tte, yte))"),
     ("torch-random-split", "LEAK003",
      "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
      "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",

@@ -13,7 +13,7 @@ from .columns import strings
 from .rows import DUP, overlap
 from .state import UNKNOWN
 from .training import stops_early
-from .values import Obj, Val
+from .values import Obj, Val, graph_layers
 
 RNG_MAKERS = frozenset({"default_rng", "RandomState", "Generator", "Random"})  # their draws are new rows
 _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "repr", "format", "round", "int",
@@ -97,6 +97,9 @@ class Calls:
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
         if data:
             return self.derive(e, data)
+        layers = graph_layers(args + list(kws.values()))  # `layers.concatenate([a, b])` in a functional model
+        if layers:
+            return Val("graph", items=layers, site=self.site(e))
         if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
             return self.source(e, "made")
         if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data") or \

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .training import stops_early
-from .values import Obj, Val
+from .values import Obj, Val, graph_layers
 
 
 class Objects:
@@ -133,14 +133,20 @@ class Objects:
             return self.prediction(obj, data, "__call__", e)
         if obj.fit is not None and obj.role == "transformer" and data is not None and data.is_data:
             return Val("data", rows=data.rows, stats=data.all_stats | {obj.fit}, site=self.site(e), evals=data.evals)
+        if obj.role == "transformer" and (data is None or not data.is_data):
+            # a preprocessing layer applied to a symbolic input (Keras functional API): the tensor it returns
+            # carries the layer into whatever model is built from it, adapted before or after
+            return Val("graph", items=(target,) + graph_layers(args + list(kws.values())), site=self.site(e))
         return self.derive(e, args + list(kws.values()))
 
 
 def layer_objs(vals: list) -> list:
-    """The preprocessing objects among a network's layers (given as a list, or one by one)."""
+    """The preprocessing objects among a network's layers (given as a list, one by one, or as the symbolic tensors
+    of a functional model: `keras.Model(inputs, outputs)`)."""
     out = []
     for v in vals:
-        members = (v,) if v is not None and v.kind == "obj" else v.items or () if v is not None and v.kind == "seq" \
-            else ()
+        members = (v,) if v is not None and v.kind == "obj" else v.items or () \
+            if v is not None and v.kind in ("seq", "graph") else ()
         out += [m.obj for m in members if m is not None and m.kind == "obj" and m.obj.role == "transformer"]
     return out
+

@@ -8,7 +8,7 @@ import itertools
 from ...findings import FACTORY, factory
 from ...findings import Record as _Record
 from .rows import Selection, covered, extend, union
-from .values import Eval, Fit, Site, Val, site_of
+from .values import Eval, Fit, Site, Val, graph_layers, site_of
 
 
 class Record(_Record):
@@ -80,7 +80,8 @@ class State:
         """A value computed from others: their rows and statistics flow through (rows of aggregates stay empty)."""
         ps = [p for p in parts if p is not None and p.is_data]
         if not ps:
-            return None
+            layers = graph_layers(parts)  # a layer applied to a symbolic tensor of a functional model
+            return Val("graph", items=layers, site=self.site(node)) if layers else None
         rows = union(*(p.rows for p in ps))
         stats = frozenset().union(*(p.all_stats for p in ps))
         evals = tuple(e for p in ps for e in p.evals)

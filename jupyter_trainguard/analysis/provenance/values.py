@@ -167,7 +167,7 @@ class Val(Record, eq=False):
                  "evals", "label", "hyper", "cols", "time", "fcols", "flabel", "oid")
     __dataclass_fields__ = DataclassFields()  # type: ignore[assignment]
 
-    kind: str  # data | pred | score | obj | func | seq | index | module
+    kind: str  # data | pred | score | obj | func | seq | index | module | graph (a symbolic Keras tensor)
     rows: frozenset
     stats: frozenset  # Fit events whose statistics are in these values
     site: Site | None
@@ -234,3 +234,15 @@ def joined(evals: tuple, more: tuple) -> tuple:
     """A frame's evaluations after a column of predictions is written into it (`df['pred'] = m.predict(X)`): a
     metric on its columns scores them."""
     return evals + tuple(ev for ev in more if ev not in evals)
+
+
+
+def graph_layers(parts: list) -> tuple:
+    """The preprocessing layers that the symbolic tensors (Keras functional API) among `parts` passed through."""
+    found: list = []
+    for p in parts:
+        if p is not None and p.kind == "seq" and p.items:
+            found += [i for it in p.items if it is not None and it.kind == "graph" for i in it.items or ()]
+        elif p is not None and p.kind == "graph":
+            found += list(p.items or ())
+    return tuple(dict.fromkeys(found))
