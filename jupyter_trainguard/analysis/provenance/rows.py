@@ -40,8 +40,9 @@ class Selection(Record, eq=False):
 RANDOM = frozenset({"split", "folds", "sample"})
 
 
-def tokens_overlap(a: Token, b: Token) -> bool:
-    """Whether two row tokens can hold a common row."""
+def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
+    """Whether two row tokens can hold a common row (`slices`: whether constant slice bounds may prove it; not
+    where the rows are read through sliding windows, whose first rows are only context)."""
     if a[0] != b[0]:
         return False
     dup = False
@@ -51,30 +52,76 @@ def tokens_overlap(a: Token, b: Token) -> bool:
             continue
         if sa[0] == sb[0]:
             return dup  # two parts of one selection: disjoint unless the rows were duplicated before it
+        if _kind(sa[0]) in POSITIONAL and _kind(sb[0]) in POSITIONAL:
+            # two slices of the same rows: they overlap when their constant bounds prove it (`[:800]`, `[700:]`)
+            return dup or slices and sa == a[-1] and sb == b[-1] and slices_overlap(sa, sb)
         # two different random selections of the same rows (a second split, folds after a split) share rows
         return _kind(sa[0]) in RANDOM and _kind(sb[0]) in RANDOM
     return True
+
+
+POSITIONAL = frozenset({"pos", "tail"})
+_END = (1, 0)
+
+
+def _bounds(step: tuple) -> tuple[tuple, tuple] | None:
+    """A slice step as [start, stop) with each bound (0, offset from the first row) or (1, offset from the end);
+    None unless its bounds are integer literals."""
+    key, part = step
+    try:
+        vals = [int(v) for v in key[1:]]
+    except (TypeError, ValueError):
+        return None
+
+    def at(v: int) -> tuple:
+        return (1, v) if v < 0 else (0, v)
+
+    if key[0] == "tail" and vals and vals[0] > 0:
+        return (1, -vals[0]), _END
+    if key[0] != "pos" or not vals:
+        return None
+    if part == "lo":
+        return (0, 0), at(vals[0])
+    if part == "hi":
+        return at(vals[0]), _END
+    if part == "mid" and len(vals) == 2:
+        return at(vals[0]), at(vals[1])
+    return None
+
+
+def _before(x: tuple, y: tuple) -> bool:
+    """Bound `x` is certainly before bound `y` (whatever the number of rows, given both slices hold rows)."""
+    return x[1] < y[1] if x[0] == y[0] else y == _END
+
+
+def slices_overlap(sa: tuple, sb: tuple) -> bool:
+    """Two constant slices of the same rows provably share a row (`X[:800]` and `X[700:]`, `X[:-200]` and
+    `X[-300:]`); unknown bounds (`X[:n]`, `X[m:]`) prove nothing."""
+    a, b = _bounds(sa), _bounds(sb)
+    if a is None or b is None:
+        return False
+    return _before(a[0], b[1]) and _before(b[0], a[1])
 
 
 def _kind(key: object) -> object:
     return key[0] if isinstance(key, tuple) and key else None
 
 
-def overlap(a: frozenset, b: frozenset) -> tuple[Token, Token] | None:
+def overlap(a: frozenset, b: frozenset, slices: bool = True) -> tuple[Token, Token] | None:
     """A pair of overlapping tokens of two row sets, or None when they are disjoint."""
     for ta in a:
         for tb in b:
-            if tokens_overlap(ta, tb):
+            if tokens_overlap(ta, tb, slices):
                 return ta, tb
     return None
 
 
-def stable_overlap(a: frozenset, b: frozenset) -> tuple[Token, Token] | None:
+def stable_overlap(a: frozenset, b: frozenset, slices: bool = True) -> tuple[Token, Token] | None:
     """`overlap`, choosing the same pair on every run (set order follows string hashing, which varies): for the
     path a finding reports."""
     for ta in sorted(a, key=repr):
         for tb in sorted(b, key=repr):
-            if tokens_overlap(ta, tb):
+            if tokens_overlap(ta, tb, slices):
                 return ta, tb
     return None
 

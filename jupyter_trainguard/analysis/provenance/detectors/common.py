@@ -45,6 +45,12 @@ def step_text(site: Site | None) -> dict:
     return out
 
 
+def sliced_bounds_count(data: Val) -> bool:
+    """Whether constant slice bounds may prove that these rows overlap others: not once they are read through
+    sliding windows (`X_test` built from `test[i - 60:i]`), whose first rows are only the windows' context."""
+    return not any(t[0] == "window" for t in data.time)
+
+
 def selection_site(sel: Selection | None) -> Site | None:
     return sel.site if sel is not None else None
 

@@ -3,10 +3,10 @@ scored on its own training rows, or rows duplicated by resampling before the spl
 
 from __future__ import annotations
 
-from ..rows import DUP, covered, dup_step, overlap, stable_overlap
+from ..rows import DUP, POSITIONAL, covered, dup_step, overlap, stable_overlap
 from ..state import Record
 from ..values import Eval, Site
-from .common import Leak, code, eval_set_evals, path_text, selection_site, step_text
+from .common import Leak, code, eval_set_evals, path_text, selection_site, sliced_bounds_count, step_text
 
 MODELS = ("model",)
 
@@ -16,7 +16,7 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
     held_scores: dict[int, bool] = {}
     for ev in rec.evals:
         if ev.fit is not None and ev.fit.kind == "model" and ev.data.rows and ev.scored:
-            if overlap(ev.fit.rows, ev.data.rows) is None:
+            if overlap(ev.fit.rows, ev.data.rows, sliced_bounds_count(ev.data)) is None:
                 held_scores[id(ev.obj)] = True
     seen: set = set()
     evs = eval_set_evals(rec, exact=True)
@@ -31,9 +31,10 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         if ev.fit is None or ev.fit.kind not in MODELS or not (ev.scored or predict_counts):
             continue
         trained, scored = ev.fit.rows, ev.data.rows
-        if overlap(trained, scored) is None:
+        bounds = sliced_bounds_count(ev.data)
+        if overlap(trained, scored, bounds) is None:
             continue
-        pair = stable_overlap(trained, scored)
+        pair = stable_overlap(trained, scored, bounds)
         dup = dup_step(*pair)
         if dup is not None:
             seen.add(("fit", id(dup[0])))
@@ -133,6 +134,15 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                     f"{code(ev.site)} in {ev.site.where()} evaluates the model on the rows it was fitted on by "
                     f"{model} in {fit.site.where()}: this measures memorisation, not generalisation ({trail}).",
                     evidence=evidence, severity=sev)
+    slices = _overlapping_slices(rec, pair)
+    if slices is not None:
+        sa, sb = slices
+        evidence["slices"] = [step_text(sa), step_text(sb)]
+        trail = path_text([("", sa), ("", sb), ("", fit.site), ("", ev.site)])
+        return Leak("overlap", ev.site,
+                    f"{code(sa)} ({sa.where()}) and {code(sb)} ({sb.where()}) take overlapping ranges of the same "
+                    f"rows, so {code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in "
+                    f"{fit.site.where()} already trained on: the score is inflated ({trail}).", evidence=evidence)
     split = _split_after(rec, pair)
     evidence["split"] = step_text(split)
     trail = path_text([("", fit.site), ("split", split), ("", ev.site)])
@@ -143,3 +153,18 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                 f"{code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in {fit.site.where()} "
                 f"already trained on{names}: the score is inflated ({trail}).",
                 evidence=evidence)
+
+
+def _overlapping_slices(rec: Record, pair: tuple | None) -> tuple[Site, Site] | None:
+    """Where the trained and the evaluated rows were cut as two positional slices whose ranges overlap."""
+    if pair is None:
+        return None
+    for sa, sb in zip(pair[0][1:], pair[1][1:]):
+        if sa == sb:
+            continue
+        kinds = {k[0] if isinstance(k, tuple) and k else None for k in (sa[0], sb[0])}
+        if sa[0] == sb[0] or not kinds <= POSITIONAL:
+            return None
+        a, b = (selection_site(rec.selections.get(st[0])) for st in (sa, sb))
+        return (a, b) if a is not None and b is not None else None
+    return None

@@ -5,7 +5,17 @@ from __future__ import annotations
 from ..rows import covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site
-from .common import MONITORED, Leak, by_place, code, eval_set_evals, path_text, selection_site, step_text
+from .common import (
+    MONITORED,
+    Leak,
+    by_place,
+    code,
+    eval_set_evals,
+    path_text,
+    selection_site,
+    sliced_bounds_count,
+    step_text,
+)
 
 LEARNERS = ("transformer", "statistic")
 SEPARATING = frozenset({"split", "slice", "mask", "folds"})
@@ -56,9 +66,9 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
         for f in by_place(ev.data.all_stats):
             if not _learned(f) or id(f) in seen or f.ylabel_only:
                 continue
-            if overlap(f.rows, held) is None:
+            if overlap(f.rows, held, sliced_bounds_count(ev.data)) is None:
                 continue
-            pair = stable_overlap(f.rows, held)
+            pair = stable_overlap(f.rows, held, sliced_bounds_count(ev.data))
             seen.add(id(f))
             split = _split_of(rec, pair)
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
@@ -99,9 +109,9 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
                 continue
             if models and id(f) not in trained:
                 continue  # the models so far were trained without this transform
-            if overlap(f.rows, part.rows) is None:
+            if overlap(f.rows, part.rows, sliced_bounds_count(part)) is None:
                 continue
-            pair = stable_overlap(f.rows, part.rows)
+            pair = stable_overlap(f.rows, part.rows, sliced_bounds_count(part))
             seen.add(id(f))
             split = _split_of(rec, pair)
             trail = path_text([("", f.site), ("split", split)])

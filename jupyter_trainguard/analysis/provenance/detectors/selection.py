@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..rows import overlap
 from ..state import Record
-from .common import Leak, chosen_by_loops, code, final_test, first_data, step_text
+from .common import Leak, chosen_by_loops, code, final_test, first_data, sliced_bounds_count, step_text
 
 
 def selection_leaks(rec: Record) -> list[Leak]:
@@ -24,7 +24,8 @@ def selection_leaks(rec: Record) -> list[Leak]:
     for ev in rec.evals:
         if ev.fit is None or not ev.scored or ev.cv or not ev.data.rows:
             continue
-        if overlap(ev.fit.rows, ev.data.rows) is not None or not final_test(rec, ev.data.rows):
+        if overlap(ev.fit.rows, ev.data.rows, sliced_bounds_count(ev.data)) is not None or \
+                not final_test(rec, ev.data.rows):
             continue
         if ev.obj is not None and ev.obj.multi > 1 and chosen_by_loops(rec, ev):
             out.append(Leak("selection", ev.site,
@@ -38,7 +39,8 @@ def selection_leaks(rec: Record) -> list[Leak]:
                             evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
     for score, site in rec.choices:
         evs = [ev for ev in score.evals if ev.fit is not None and ev.data.rows and
-               overlap(ev.fit.rows, ev.data.rows) is None and final_test(rec, ev.data.rows)]
+               overlap(ev.fit.rows, ev.data.rows, sliced_bounds_count(ev.data)) is None and
+               final_test(rec, ev.data.rows)]
         if evs:
             out.append(Leak("selection", site,
                             f"Scores on the held-out rows `{evs[0].data.text()}` are used to pick a model or setting "

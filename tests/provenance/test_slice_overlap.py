@@ -1,0 +1,77 @@
+"""Positional slices of the same rows: constant bounds prove an overlap (`df[:800]` trained on, `df[700:]` tested
+on); bounds held in names prove nothing, and rows read through sliding windows keep their first rows as context."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.analysis.provenance.rows import slices_overlap
+from jupyter_trainguard.engine import analyze_sources
+
+PRELUDE = """import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+df = pd.read_csv("table.csv")
+n, m = 800, 700"""
+
+FIT_AND_SCORE = ("model = LogisticRegression().fit(train.drop(columns='label'), train['label'])\n"
+                 "print(accuracy_score(test['label'], model.predict(test.drop(columns='label'))))")
+
+
+def findings(train: str, test: str):
+    rep = analyze_sources([PRELUDE, f"train = {train}\ntest = {test}", FIT_AND_SCORE])
+    return [f for f in rep.findings if f.rule_id.startswith("LEAK")]
+
+
+@pytest.mark.parametrize("train, test", [
+    ("df[:800]", "df[700:]"),
+    ("df.iloc[:-200]", "df.iloc[-300:]"),
+    ("df.head(800)", "df.iloc[600:900]"),
+    ("df[100:900]", "df[:200]"),
+])
+def test_constant_bounds_that_overlap_are_an_overlap_leak(train: str, test: str) -> None:
+    found = findings(train, test)
+    assert [f.rule_id for f in found] == ["LEAK003"], (train, test)
+    assert found[0].category == "leakage.overlap"
+    sliced = [s["code"] for s in found[0].evidence["slices"]]
+    assert sliced == [train, test]
+    assert "overlapping ranges of the same rows" in found[0].message
+
+
+@pytest.mark.parametrize("train, test", [
+    ("df[:800]", "df[800:]"),
+    ("df.iloc[:-300]", "df.iloc[-300:]"),
+    ("df[:n]", "df[m:]"),  # names: their values are not read, nothing is proven
+    ("df.head(800)", "df.tail(300)"),  # depends on how many rows there are
+    ("df[:800]", "df[-100:]"),
+])
+def test_adjacent_or_unknown_bounds_stay_quiet(train: str, test: str) -> None:
+    assert not findings(train, test), (train, test)
+
+
+def test_a_test_slice_starting_a_window_early_is_only_context() -> None:
+    windows = """X_tr, y_tr, X_te, y_te = [], [], [], []
+for i in range(60, len(train)):
+    X_tr.append(train.values[i - 60:i])
+    y_tr.append(train['label'].values[i])
+for i in range(60, len(test)):
+    X_te.append(test.values[i - 60:i])
+    y_te.append(test['label'].values[i])
+X_tr, y_tr, X_te, y_te = np.array(X_tr), np.array(y_tr), np.array(X_te), np.array(y_te)
+model = LogisticRegression().fit(X_tr, y_tr)
+print(accuracy_score(y_te, model.predict(X_te)))"""
+    rep = analyze_sources([PRELUDE, "train = df[:1000]\ntest = df[940:]", windows])
+    assert not [f for f in rep.findings if f.rule_id.startswith("LEAK")]
+
+
+def test_slice_bounds_arithmetic() -> None:
+    lo = (("pos", "800"), "lo")
+    assert slices_overlap(lo, (("pos", "799"), "hi"))
+    assert not slices_overlap(lo, (("pos", "800"), "hi"))
+    assert slices_overlap((("pos", "-200"), "lo"), (("pos", "-300"), "hi"))
+    assert not slices_overlap((("pos", "-300"), "lo"), (("pos", "-300"), "hi"))
+    assert slices_overlap((("tail", "300"), "hi"), (("pos", "-100"), "hi"))
+    assert not slices_overlap((("pos", "n"), "lo"), (("pos", "5"), "hi"))
+    assert not slices_overlap((("pos", "10", "20"), "mid"), (("pos", "20", "30"), "mid"))
+    assert slices_overlap((("pos", "10", "21"), "mid"), (("pos", "20", "30"), "mid"))
