@@ -57,3 +57,16 @@ def test_time_ordered_with_chronological_split_or_tss(tmp_path):
 def test_plain_tabular_data_with_random_split(tmp_path):
     rep = scan_cells(tmp_path, [SK, LOAD, SPLIT + "\nLogisticRegression().fit(X_train, y_train)"])
     assert "TIME001" not in ids(rep)
+
+
+def test_a_column_parsed_as_dates_orders_rows_whatever_its_name(tmp_path):
+    """`parse_dates=['day']` or `to_datetime` then sorting/indexing by that column: time order from provenance."""
+    tail = 'X = df[["store", "promo"]]\ny = df["units"]\n' + SPLIT + "\nRidge().fit(X_train, y_train)"
+    read = 'df = pd.read_csv("s.csv", parse_dates=["day"])\ndf = df.sort_values("day")'
+    [f] = of(scan_cells(tmp_path, [SK, read, tail]), "TIME001")
+    assert "`sort_values('day')` in cell 2" in f.message
+    conv = 'df = pd.read_csv("s.csv")\ndf["day"] = pd.to_datetime(df["day"])\ndf = df.set_index("day")'
+    [f] = of(scan_cells(tmp_path, [SK, conv, tail], name="conv.ipynb"), "TIME001")
+    assert "`set_index('day')` in cell 2" in f.message
+    other = 'df = pd.read_csv("s.csv", parse_dates=["day"])\ndf = df.sort_values("store")'
+    assert "TIME001" not in ids(scan_cells(tmp_path, [SK, other, tail], name="other.ipynb"))

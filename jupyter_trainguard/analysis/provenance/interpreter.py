@@ -255,7 +255,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             cols[col] = v.all_stats
             rows = v.rows if v.rows and unfilled(base.rows) else base.rows  # `pd.DataFrame()`: the first column's
             self.env[base_node.id] = Val(base.kind, rows=rows, stats=base.stats, site=base.site,
-                                         time=base.time | v.time | self.datetime_evidence(rhs),
+                                         time=base.time | v.time | self.datetime_evidence(rhs, col),
                                          name=base_node.id, evals=joined(base.evals, v.evals), label=base.label,
                                          cols=cols,
                                          fcols=base.fcols, flabel=base.flabel, oid=base.oid)

@@ -63,6 +63,7 @@ class State:
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
         self.deferred: dict[int, tuple] = {}  # id of `delayed(f)(x)` -> (that node, the call `f(x)` it runs)
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
+        self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
 
     # --------------------------------------------------------------- values
     def site(self, node: ast.AST | None) -> Site:

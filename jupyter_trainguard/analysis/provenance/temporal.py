@@ -43,23 +43,33 @@ class TimeOrder:
         return frozenset({(what, getattr(self.cell, "index", 0), getattr(node, "lineno", None))})
 
     def time_evidence(self, recv: Val, attr: str, e: ast.Call) -> frozenset:
-        """`.shift()`, `.rolling()`, ... and `sort_values('date')` / `set_index('date')` order rows in time."""
+        """`.shift()`, `.rolling()`, ... and `sort_values('date')` / `set_index('date')` order rows in time (a column
+        the notebook parsed as dates counts whatever its name)."""
         if attr in TIME_OPS:
             return self.evidence("op:" + attr, e)
         if attr in ("set_index", "sort_values"):
             names = _strings(e.args[0]) if e.args else _strings(kw(e, "by") or kw(e, "keys"))
-            if any(DATE_WORD.search(n) for n in names):
+            if any(DATE_WORD.search(n) or n in self.date_columns for n in names):
                 return self.evidence(f"{attr}:{names[0]}", e)
         return frozenset()
 
-    def datetime_evidence(self, rhs: ast.AST | None) -> frozenset:
-        """`df['day'] = pd.to_datetime(...)`."""
+    def datetime_evidence(self, rhs: ast.AST | None, column: str | None = None) -> frozenset:
+        """`df['day'] = pd.to_datetime(...)`: `day` holds dates from here on."""
         if isinstance(rhs, ast.Call) and "to_datetime" in self.parsed.qualname(rhs.func):
+            if column is not None:
+                self.date_columns.add(column)
             return self.evidence("datetime", rhs)
         return frozenset()
 
     def read_evidence(self, e: ast.Call) -> frozenset:
-        return self.evidence("parse_dates", e) if kw(e, "parse_dates") is not None else frozenset()
+        """`read_csv(..., parse_dates=['day'])` (or `index_col='day', parse_dates=True`): those columns are dates."""
+        parsed = kw(e, "parse_dates")
+        if parsed is None:
+            return frozenset()
+        self.date_columns.update(_strings(parsed))
+        if const(parsed) is True:
+            self.date_columns.update(_strings(kw(e, "index_col")))
+        return self.evidence("parse_dates", e)
 
     def note_split(self, e: ast.AST, inputs: list, shuffle: bool, how: str) -> None:
         data = [v for v in inputs if v is not None and v.is_data]
