@@ -43,3 +43,20 @@ def test_an_objective_scoring_the_test_rows_makes_them_a_selection_set(name: str
                                                                       tune: str) -> None:
     assert picks_on("Xte", "yte", arg, depth, tune)
     assert not picks_on("Xval", "yval", arg, depth, tune)
+
+
+def test_one_finding_names_the_tuner_and_the_scoring_call() -> None:
+    name, arg, depth, tune = TUNERS[0]
+    code = OBJECTIVE.format(arg=arg, depth=depth, truth="yte", rows="Xte") + tune
+    leaks = [f for f in analyze_sources([PRELUDE, code]).findings if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in leaks] == ["LEAK004"]
+    assert "by `m.predict(Xte)` in cell 2" in leaks[0].message and "study.optimize" in leaks[0].message
+
+
+def test_models_compared_beside_a_tuned_one_are_still_reported() -> None:
+    name, arg, depth, tune = TUNERS[0]
+    code = OBJECTIVE.format(arg=arg, depth=depth, truth="yte", rows="Xte") + tune
+    other = ("from sklearn.linear_model import LogisticRegression\n"
+             "lr = LogisticRegression().fit(Xtr, ytr)\nprint(accuracy_score(yte, lr.predict(Xte)))")
+    found = {f.rule_id for f in analyze_sources([PRELUDE, code, other]).findings}
+    assert {"LEAK004", "LEAK005"} <= found

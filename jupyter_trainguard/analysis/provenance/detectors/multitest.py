@@ -7,6 +7,7 @@ from ..rows import covered
 from ..state import Record
 from ..values import Eval
 from .common import Leak, chosen_by_loops, code, final_test, step_text
+from .selection import selected_evaluations
 
 
 def _held_out(ev: Eval) -> bool:
@@ -62,12 +63,16 @@ def multitest_leaks(rec: Record) -> list[Leak]:
             continue
         groups.setdefault((ev.data.rows, None), []).append(ev)
     out: list[Leak] = []
+    selected: set[int] | None = None
     for (rows, _task), evs in _by_task(groups).items():
         configs, objs, each = _configs(rec, evs)
         if configs < 2:
             continue
         if not final_test(rec, rows):
             continue  # a validation part (carved from training rows, or a middle part): comparing there is fine
+        selected = selected_evaluations(rec) if selected is None else selected
+        if all(id(ev) in selected for ev in each):
+            continue  # every one of these scores is already shown driving a choice (LEAK004 names it)
         last = evs[-1]
         shown = last.data.text()
         name = f"`{shown}`" if shown != "the data" else code(last.site)

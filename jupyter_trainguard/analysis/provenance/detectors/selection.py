@@ -21,29 +21,54 @@ def selection_leaks(rec: Record) -> list[Leak]:
                         f"The held-out rows {name} are passed as `{kwarg}` with early stopping in {site.where()}: "
                         f"they decide when training stops, so they can no longer give an unbiased score.",
                         evidence={"kwarg": kwarg, "variable": data.name, "fit": step_text(site)}))
-    for ev in rec.evals:
-        if ev.fit is None or not ev.scored or ev.cv or not ev.data.rows:
-            continue
-        if overlap(ev.fit.rows, ev.data.rows, sliced_bounds_count(ev.data)) is not None or \
-                not final_test(rec, ev.data.rows):
-            continue
-        if ev.obj is not None and ev.obj.multi > 1 and chosen_by_loops(rec, ev):
-            out.append(Leak("selection", ev.site,
-                            f"{code(ev.site)} in {ev.site.where()} scores a model rebuilt for each setting of a loop "
-                            f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting.",
-                            evidence={"evaluation": step_text(ev.site), "test": ev.data.name}))
+    choices = chosen_scores(rec)
+    picked = {id(ev) for _site, evs in choices for ev in evs}
+    for ev in rebuilt_per_setting(rec):
+        if id(ev) in picked:
+            continue  # the choice that reads these scores is the finding (it names this evaluation too)
+        out.append(Leak("selection", ev.site,
+                        f"{code(ev.site)} in {ev.site.where()} scores a model rebuilt for each setting of a loop "
+                        f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting.",
+                        evidence={"evaluation": step_text(ev.site), "test": ev.data.name}))
     for fit in rec.fits:
         if fit.obj is not None and fit.obj.role == "search" and fit.rows and final_test(rec, fit.rows):
             out.append(Leak("selection", fit.site,
                             f"{code(fit.site)} in {fit.site.where()} searches hyperparameters on the held-out rows.",
                             evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
-    for score, site in rec.choices:
-        evs = [ev for ev in score.evals if ev.fit is not None and ev.data.rows and
-               overlap(ev.fit.rows, ev.data.rows, sliced_bounds_count(ev.data)) is None and
-               final_test(rec, ev.data.rows)]
-        if evs:
-            out.append(Leak("selection", site,
-                            f"Scores on the held-out rows `{evs[0].data.text()}` are used to pick a model or setting "
-                            f"in {site.where()} ({code(site)}).",
-                            evidence={"choice": step_text(site), "evaluation": step_text(evs[0].site)}))
+    for site, evs in choices:
+        ev_site = evs[0].site
+        here = ev_site.cell is site.cell and ev_site.line == site.line
+        scored = "" if here else f" by {code(ev_site)} in {ev_site.where()}"
+        out.append(Leak("selection", site,
+                        f"Scores on the held-out rows `{evs[0].data.text()}`{scored} are used to pick a model or "
+                        f"setting in {site.where()} ({code(site)}).",
+                        evidence={"choice": step_text(site), "evaluation": step_text(ev_site)}))
     return out
+
+
+def _on_final_test(rec: Record, ev) -> bool:
+    """Scored on final held-out rows the model was not fitted on."""
+    return ev.fit is not None and bool(ev.data.rows) and final_test(rec, ev.data.rows) and \
+        overlap(ev.fit.rows, ev.data.rows, sliced_bounds_count(ev.data)) is None
+
+
+def chosen_scores(rec: Record) -> list[tuple]:
+    """(where, evaluations): scores on the final held-out rows compared, maxed or sorted to pick something."""
+    out = []
+    for score, site in rec.choices:
+        evs = [ev for ev in score.evals if _on_final_test(rec, ev)]
+        if evs:
+            out.append((site, evs))
+    return out
+
+
+def rebuilt_per_setting(rec: Record) -> list:
+    """Evaluations on the final held-out rows of a model rebuilt for each pass of a loop over settings that
+    scores the same rows on every pass."""
+    return [ev for ev in rec.evals if ev.scored and not ev.cv and _on_final_test(rec, ev) and
+            ev.obj is not None and ev.obj.multi > 1 and chosen_by_loops(rec, ev)]
+
+
+def selected_evaluations(rec: Record) -> set[int]:
+    """The evaluations a test-set selection finding names (a multi-test finding on them alone says less)."""
+    return {id(ev) for _site, evs in chosen_scores(rec) for ev in evs} | {id(ev) for ev in rebuilt_per_setting(rec)}
