@@ -196,6 +196,18 @@ PAIRS = [
      "num = keras.Input(shape=(4,))\nboth = keras.layers.concatenate([keras.layers.Embedding(500, 8)(vec(txt)), num])\n"
      "net = keras.Model([txt, num], keras.layers.Dense(1)(both))\nttr, tte, ytr, yte = train_test_split(df['text'], y)\n"
      "vec.adapt(ttr)\nnet.fit(ttr, ytr, epochs=2)\nprint(net.evaluate(tte, yte))"),
+    ("scipy-curve-fit", "LEAK003",
+     "from scipy.optimize import curve_fit\ndef line(t, a, b):\n    return a * t + b\n"
+     "ttr, tte, ytr, yte = train_test_split(df['t'].values, y.values)\npopt, pcov = curve_fit(line, df['t'].values, y.values)\n"
+     "print(((line(tte, *popt) - yte) ** 2).mean())",
+     "from scipy.optimize import curve_fit\ndef line(t, a, b):\n    return a * t + b\n"
+     "ttr, tte, ytr, yte = train_test_split(df['t'].values, y.values)\npopt, pcov = curve_fit(line, ttr, ytr)\n"
+     "print(((line(tte, *popt) - yte) ** 2).mean())"),
+    ("numpy-polyfit", "LEAK003",
+     "from sklearn.metrics import r2_score\nttr, tte, ytr, yte = train_test_split(df['t'], y)\n"
+     "p = np.poly1d(np.polyfit(df['t'], y, 2))\nprint(r2_score(yte, p(tte)))",
+     "from sklearn.metrics import r2_score\nttr, tte, ytr, yte = train_test_split(df['t'], y)\n"
+     "coef = np.polyfit(ttr, ytr, 2)\nprint(r2_score(yte, np.polyval(coef, tte)))"),
     ("torch-random-split", "LEAK003",
      "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
      "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",

@@ -57,7 +57,7 @@ class Calls:
             target = self.env[func.id]
             args, kws = self.arguments(e)
             if target.kind == "func" and target.func is not None:
-                return self.inline(target, e, args, kws)
+                return self.curve_prediction(e, args, kws) or self.inline(target, e, args, kws)
             if target.kind == "func" and func.id in self.user_classes:
                 return self.user_instance(func.id, e, args, kws)
             if target.kind == "obj":
@@ -251,6 +251,8 @@ class Calls:
                 if kws.get(name) is not None:
                     self.rec.eval_sets.append((obj, kws[name], obj.fit.site, name, early))
             return Val("obj", obj=obj, site=self.site(e))
+        if effect in ("curve", "curve_apply"):
+            return self.curve(q, effect, e, args, kws)
         if effect == "dataset":
             return self.declared_split(e, args, kws)
         if effect == "load_split":

@@ -20,7 +20,13 @@ FUNCS: dict[str, FuncRow] = {
     **{n: FuncRow("read", NP) for n in ("load", "loadtxt", "genfromtxt", "fromfile", "load_npz")},
     # scipy.stats: every row rescaled with statistics of all the rows (mean/std, ranks, a fitted lambda)
     **{n: FuncRow("scale", ("scipy",)) for n in ("zscore", "rankdata", "boxcox", "yeojohnson")},
+    # curves fitted to rows: their parameters are a model (`popt` of scipy's curve_fit, polyfit's coefficients)
+    "curve_fit": FuncRow("curve", ("scipy",)),
+    "polyfit": FuncRow("curve", ("numpy",)),
+    "polyval": FuncRow("curve_apply", ("numpy",)),
+    "poly1d": FuncRow("curve_apply", ("numpy",)),
 }
+CURVE_FITTERS = ("curve_fit", "polyfit")
 RANDOM_DRAWS = frozenset({"rand", "randn", "randint", "random", "random_sample", "normal", "uniform", "integers",
                           "standard_normal", "binomial", "poisson", "exponential", "multivariate_normal",
                           "lognormal", "beta", "gamma", "choice", "permutation", "linspace", "arange", "zeros",
