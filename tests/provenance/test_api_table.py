@@ -106,3 +106,15 @@ def test_category_encoders_through_their_module_alias(name: str, leaks: bool) ->
     code = (f"import category_encoders as ce\nZ = ce.{name}(cols=['c']).fit_transform(X, y)\n"
             "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
     assert ("LEAK001" in _ids(code)) is leaks
+
+
+@pytest.mark.parametrize("made, leaks", [("OneHotEncoder()", False), ("OrdinalEncoder(encoding_method='arbitrary')",
+                                                                      False),
+                                         ("OrdinalEncoder()", True), ("RareLabelEncoder(tol=0.05)", True),
+                                         ("MeanEncoder()", True)])
+def test_feature_engine_encoders_rename_or_learn(made: str, leaks: bool) -> None:
+    """feature_engine's one-hot and arbitrary ordinal codes rename categories; its default ordinal encoder orders
+    them by the target's mean, and rare-label grouping counts them: fitted before the split, those leak."""
+    code = (f"from feature_engine.encoding import {made.split('(')[0]}\nZ = {made}.fit_transform(X, y)\n"
+            "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    assert ("LEAK001" in _ids(code)) is leaks

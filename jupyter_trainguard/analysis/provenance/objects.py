@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import const, kw
 from .training import stops_early
 from .values import Obj, Val, graph_layers
 
@@ -15,7 +16,8 @@ class Objects:
     def construct(self, q: str, row, e: ast.Call) -> Val:
         args, kws = self.arguments(e)
         obj = Obj(q, row.role, self.site(e))
-        obj.vocab = row.vocab  # type: ignore[attr-defined]
+        obj.vocab = row.vocab or row.vocab_when is not None and \
+            const(kw(e, row.vocab_when[0])) == row.vocab_when[1]  # type: ignore[attr-defined]
         if row.role == "splitter":
             obj.shuffle = self.splitter_shuffles(q, e)
         if row.role == "torch":

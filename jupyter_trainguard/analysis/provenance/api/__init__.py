@@ -7,10 +7,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import boosting, forecasting, keras, numpy_api, pandas_api, sklearn, statsmodels_api, torch_api
+from . import (
+    boosting,
+    feature_engine_api,
+    forecasting,
+    keras,
+    numpy_api,
+    pandas_api,
+    sklearn,
+    statsmodels_api,
+    torch_api,
+)
 from .table import ClassRow, FuncRow
 
-MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting)
+MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
+           feature_engine_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")

@@ -13,6 +13,7 @@ class ClassRow(FrozenRecord):
     undersampler | splitter | data (a container that keeps its arguments' rows) | torch (a network trained in a
     user loop) | augmenter (an image generator: `fit` learns statistics when asked to).
     vocab: the statistics are only a vocabulary/category list (encoders), not values.
+    vocab_when: (keyword, value): a vocabulary only when built with that keyword value.
     bound: the data is given to the constructor (`sm.OLS(y, X)`): positions of (X, y).
     """
 
@@ -20,10 +21,11 @@ class ClassRow(FrozenRecord):
     roots: tuple[str, ...] = ()
     vocab: bool = False
     bound: tuple[int, int] | None = None
+    vocab_when: tuple[str, object] | None = None
 
     def __init__(self, role: str, roots: tuple[str, ...] = (), vocab: bool = False,
-                 bound: tuple[int, int] | None = None) -> None:
-        self.__dict__.update(role=role, roots=roots, vocab=vocab, bound=bound)
+                 bound: tuple[int, int] | None = None, vocab_when: tuple[str, object] | None = None) -> None:
+        self.__dict__.update(role=role, roots=roots, vocab=vocab, bound=bound, vocab_when=vocab_when)
 
 
 class FuncRow(FrozenRecord):
