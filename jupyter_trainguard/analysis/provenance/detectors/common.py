@@ -142,6 +142,6 @@ def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
     settings = {lid for lid, kind in ev.loops if kind == "settings"}
     if not settings:
         return frozenset()
-    resplit = {lid for tok in ev.data.rows for key, _side in tok[1:]
-               for lid in getattr(rec.selections.get(key), "loops", ())}  # (resamplings record none)
+    resplit = {lid for tok in ev.data.rows for key, _side in tok[1:] if key in rec.selections
+               for lid in rec.selections[key].loops}
     return frozenset(settings - resplit)
