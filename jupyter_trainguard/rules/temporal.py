@@ -19,14 +19,16 @@ def time_weight(evidence) -> int:
 
 
 def describe(evidence, cells=()) -> str:
-    parts = []
-    for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0, e[0]))[:3]:
+    parts: list[str] = []
+    for what, cell, _line in sorted(evidence, key=lambda e: (e[1], e[2] or 0, e[0])):
         kind, _, arg = what.partition(":")
         label = {"op": f"`.{arg}()`", "datetime": "`to_datetime`", "parse_dates": "`parse_dates=`",
                  "set_index": f"`set_index('{arg}')`", "sort_values": f"`sort_values('{arg}')`",
                  "window": "sliding windows `x[i:i + n]`"}.get(kind, kind)
-        parts.append(f"{label} in {cell_ref(cells[cell]) if 0 <= cell < len(cells) else cell_label(cell)}")
-    return ", ".join(parts)
+        part = f"{label} in {cell_ref(cells[cell]) if 0 <= cell < len(cells) else cell_label(cell)}"
+        if part not in parts:  # the same operation on several columns of one cell is one piece of evidence
+            parts.append(part)
+    return ", ".join(parts[:3])
 
 
 @rule(

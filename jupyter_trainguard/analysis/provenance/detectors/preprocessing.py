@@ -75,7 +75,11 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
             if ev.method in MONITORED:
                 what = f"the `{ev.method}` of {code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
-            if split is not None:
+            if ev.cv:
+                how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the very rows that "
+                       f"{code(ev.site)} (cross-validation) in {ev.site.where()} splits into folds: each held-out fold "
+                       f"is scored with statistics learned from its own rows, so")
+            elif split is not None:
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from rows that the split "
                        f"{code(split)} in {split.where()} later holds out{held_name}, and {what} in "
                        f"{ev.site.where()} evaluates on them")
@@ -85,7 +89,7 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
             trail = path_text([("", f.site), ("split", split), ("", ev.site)])
             out.append(Leak(
                 "preprocessing", f.site,
-                f"{how}: test-set information reaches the features ({trail}).",
+                f"{how}{' held-out' if ev.cv else ': test-set'} information reaches the features ({trail}).",
                 evidence={"fit": step_text(f.site), "split": step_text(split), "evaluation": step_text(ev.site),
                           "transformer": f.cls.rsplit(".", 1)[-1], "fitted_on": f.data_name,
                           "same_transform_in_training": trained_with(ev, f), "cross_validation": ev.cv,

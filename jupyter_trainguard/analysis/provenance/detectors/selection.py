@@ -35,14 +35,20 @@ def selection_leaks(rec: Record) -> list[Leak]:
             out.append(Leak("selection", fit.site,
                             f"{code(fit.site)} in {fit.site.where()} searches hyperparameters on the held-out rows.",
                             evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
+    merged: dict[frozenset, list] = {}  # several choices read the same scores (keep the best, step a scheduler)
     for site, evs in choices:
+        merged.setdefault(frozenset(id(ev) for ev in evs), []).append((site, evs))
+    for group in merged.values():
+        site, evs = group[0]
         ev_site = evs[0].site
         here = ev_site.cell is site.cell and ev_site.line == site.line
         scored = "" if here else f" by {code(ev_site)} in {ev_site.where()}"
+        also = "; also " + ", ".join(f"{code(s)} in {s.where()}" for s, _ in group[1:4]) if len(group) > 1 else ""
         out.append(Leak("selection", site,
                         f"Scores on the held-out rows `{evs[0].data.text()}`{scored} are used to pick a model or "
-                        f"setting in {site.where()} ({code(site)}).",
-                        evidence={"choice": step_text(site), "evaluation": step_text(ev_site)}))
+                        f"setting in {site.where()} ({code(site)}{also}).",
+                        evidence={"choice": step_text(site), "evaluation": step_text(ev_site),
+                                  "also": [step_text(s) for s, _ in group[1:]]}))
     return out
 
 

@@ -1,0 +1,43 @@
+"""What a leak finding says: one test-set choice is one finding however many places read its scores, and a
+transform fitted before cross-validation is described as the folds scored with their own statistics."""
+
+from __future__ import annotations
+
+from jupyter_trainguard.engine import analyze_sources
+
+PRELUDE = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split, cross_val_score
+from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression, SGDClassifier
+df = pd.read_csv("table.csv")
+X, y = df.drop(columns=["label"]), df["label"]
+Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)"""
+
+
+def leaks(code: str) -> list:
+    return [f for f in analyze_sources([PRELUDE, code]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_scores_read_by_several_choices_are_one_selection_finding() -> None:
+    code = """clf = SGDClassifier()
+best, best_epoch = 0.0, 0
+for epoch in range(20):
+    clf.partial_fit(Xtr, ytr, classes=[0, 1])
+    acc = clf.score(Xte, yte)
+    if acc > best:
+        best, best_epoch = acc, epoch
+print(max(best, 0.5))"""
+    found = [f for f in leaks(code) if f.rule_id == "LEAK004"]
+    assert len(found) == 1, [f.message for f in found]
+    assert "`acc > best`" in found[0].message and "also" in found[0].message
+    assert found[0].evidence["also"]
+
+
+def test_a_transform_fitted_before_cross_validation_names_the_folds() -> None:
+    code = "Xs = StandardScaler().fit_transform(Xtr)\nprint(cross_val_score(LogisticRegression(), Xs, ytr, cv=5))"
+    [f] = leaks(code)
+    assert f.rule_id == "LEAK001"
+    assert "(cross-validation)" in f.message and "each held-out fold is scored with statistics learned from its " \
+        "own rows" in f.message
+    assert "held-out information reaches the features" in f.message
