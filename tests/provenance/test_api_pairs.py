@@ -208,6 +208,12 @@ PAIRS = [
      "p = np.poly1d(np.polyfit(df['t'], y, 2))\nprint(r2_score(yte, p(tte)))",
      "from sklearn.metrics import r2_score\nttr, tte, ytr, yte = train_test_split(df['t'], y)\n"
      "coef = np.polyfit(ttr, ytr, 2)\nprint(r2_score(yte, np.polyval(coef, tte)))"),
+    ("statsmodels-forecast-over-the-test-range", "LEAK003",
+     "from statsmodels.tsa.holtwinters import ExponentialSmoothing\nytr, yte = y[:800], y[800:]\nres = ExponentialSmoothing(y).fit()\n"
+     "pred = res.predict(start=yte.index[0], end=yte.index[-1])\nprint(((pred - yte) ** 2).mean())",
+     "from statsmodels.tsa.holtwinters import ExponentialSmoothing\nytr, yte = y[:800], y[800:]\nres = ExponentialSmoothing(ytr).fit()\n"
+     "pred = res.predict(start=yte.index[0], end=yte.index[-1])\nprint(((pred - yte) ** 2).mean())\n"
+     "print(((res.predict(len(ytr), len(y) - 1) - yte) ** 2).mean())"),
     ("torch-random-split", "LEAK003",
      "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
      "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",

@@ -107,7 +107,7 @@ class Methods:
             return self.fit_call(obj, recv, attr, x, y, e, kws)
         if attr in PREDICT:
             if x is None and obj.bound is not None and attr == "predict":
-                x = obj.bound[0]
+                x = self.forecast_rows(obj, e, kws)
             if x is None:
                 return None
             return self.prediction(obj, x, attr, e)
@@ -144,6 +144,15 @@ class Methods:
                 break
             col = next(iter(refs))
         return col
+
+    def forecast_rows(self, obj: Obj, e: ast.Call, kws: dict) -> Val | None:
+        """The rows a statsmodels result predicts without new data: its own rows in-sample (`res.predict()`), or
+        the range `start`/`end` name (`predict(start=test.index[0], end=test.index[-1])`: the test rows; positions
+        given as numbers: rows the analysis cannot name)."""
+        if not e.args and not e.keywords:
+            return obj.bound[0]
+        named = [v for k in ("start", "end") if (v := kws.get(k)) is not None and v.is_data]
+        return self.derive(e, named) if named else None
 
     def through_layers(self, obj: Obj, x: Val) -> Val:
         """Data entering a network passes its adapted preprocessing layers: it carries what they learned."""
