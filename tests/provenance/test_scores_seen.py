@@ -119,3 +119,12 @@ def test_a_resampling_is_never_named_as_the_split() -> None:
         assert "fit_resample" not in f.message.split("evaluates on")[0], f.message
         assert "the very rows" in f.message
         assert not f.evidence.get("split"), f.evidence
+
+
+def test_predictions_over_all_rows_beside_a_held_out_score_are_a_plot() -> None:
+    """A fitted line drawn over every row (training rows included) is no evaluation when the model's score is
+    taken on the held-out rows; with no held-out score, that picture is the only evaluation and it overlaps."""
+    fit = SPLIT + "m = LogisticRegression().fit(Xtr, ytr)\n"
+    plot = "import matplotlib.pyplot as plt\nplt.plot(m.predict(X))\nplt.plot(y.values)"
+    assert not leak_ids(PRELUDE, fit + "print(m.score(Xte, yte))\n" + plot)
+    assert "LEAK003" in leak_ids(PRELUDE, fit + plot)
