@@ -59,7 +59,8 @@ def _split_of(rec: Record, pair: tuple) -> Site | None:
 def preprocessing_leaks(rec: Record) -> list[Leak]:
     out: list[Leak] = []
     seen: set[int] = set()
-    for ev in list(rec.evals) + eval_set_evals(rec):
+    # a transform that reaches both a test score and a cross-validation is shown with the test score
+    for ev in sorted(list(rec.evals) + eval_set_evals(rec), key=lambda ev: ev.cv):
         held = held_out(ev)
         if not held:
             continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
