@@ -41,3 +41,16 @@ def test_a_transform_fitted_before_cross_validation_names_the_folds() -> None:
     assert "(cross-validation)" in f.message and "each held-out fold is scored with statistics learned from its " \
         "own rows" in f.message
     assert "held-out information reaches the features" in f.message
+
+
+def test_a_frame_joined_with_columns_of_its_own_parts_names_no_split() -> None:
+    """`pd.concat([test, test[mask]['c']], axis=1)` holds the rows of `test`: statistics learned from `test` reach
+    the very rows scored, and no mask is named as a split."""
+    code = """test = pd.read_csv("holdout.csv")
+test["a"] = test["a"].fillna(test["a"].median())
+young = test[test["a"] < 18]["a"]
+test = pd.concat([test, young.rename("young")], axis=1)
+m = LogisticRegression().fit(Xtr, ytr)
+print(m.predict(test))"""
+    [f] = [f for f in leaks(code) if f.rule_id == "LEAK001"]
+    assert "from the very rows that `m.predict(test)`" in f.message and "split" not in f.message

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from jupyter_trainguard.analysis.provenance.rows import DUP, covered, dup_step, extend, overlap, tokens_overlap
+from jupyter_trainguard.analysis.provenance.rows import (
+    DUP,
+    covered,
+    dup_step,
+    extend,
+    overlap,
+    tokens_overlap,
+    union,
+)
 
 SRC = (("read", 1),)
 SPLIT = ("split", 2)
@@ -39,3 +47,13 @@ def test_two_random_splits_of_the_same_rows_share_rows_but_different_sources_nev
     assert not tokens_overlap(a, (("read", 5),) + ((SPLIT2, "train"),))
     masks = SRC + ((("mask", "df.a > 1"), "sub"),), SRC + ((("mask", "df.a <= 1"), "sub"),)
     assert not tokens_overlap(*masks)  # unrelated selections: never invent an overlap
+
+
+def test_a_part_next_to_its_whole_adds_no_rows() -> None:
+    src = ("read", 1)
+    whole, part = (src,), (src, (("mask", 7), "sub"))
+    assert union(frozenset({whole}), frozenset({part})) == frozenset({whole})
+    copies = (src, (("resample", 2), DUP))
+    assert union(frozenset({whole}), frozenset({copies})) == frozenset({whole, copies})  # copies are kept
+    other = (("read", 2),)
+    assert union(frozenset({part}), frozenset({other})) == frozenset({part, other})

@@ -139,12 +139,21 @@ def extend(rows: frozenset, step: tuple) -> frozenset:
 
 
 def union(*sets: frozenset) -> frozenset:
+    """The rows of all these sets. A part next to its whole adds no rows (`pd.concat([df, df[mask]['c']],
+    axis=1)` holds the rows of `df`): it is dropped, unless copies were made on the way (resampling)."""
     out: set = set()
     for s in sets:
         out.update(s)
+    if len(out) > 1:
+        out = {t for t in out if not _absorbed(t, out)}
     if len(out) > MAX_TOKENS:
         out = set(sorted(out, key=len)[:MAX_TOKENS])
     return frozenset(out)
+
+
+def _absorbed(tok: Token, among: set) -> bool:
+    """`tok` is a part of another token in `among`, reached without making copies."""
+    return any(tok[:i] in among for i in range(1, len(tok))) and all(st[1] != DUP for st in tok[1:])
 
 
 def separating_step(whole: Token, part: Token) -> tuple | None:
