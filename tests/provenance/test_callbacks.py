@@ -59,3 +59,19 @@ def test_catboost_keeps_the_best_iteration_on_its_eval_set_unless_told_not_to() 
 
     assert picks("")
     assert not picks(", use_best_model=False")
+
+
+def test_early_stopping_switched_on_by_set_params_selects_on_the_watched_test_rows() -> None:
+    from jupyter_trainguard.engine import analyze_sources
+
+    code = """import pandas as pd
+import xgboost as xgb
+from sklearn.model_selection import train_test_split
+df = pd.read_csv("t.csv")
+Xtr, Xte, ytr, yte = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+model = xgb.XGBClassifier(n_estimators=2000)
+model.set_params(early_stopping_rounds=50)
+model.fit(Xtr, ytr, eval_set=[(Xtr, ytr), (Xte, yte)])"""
+    assert "LEAK004" in {f.rule_id for f in analyze_sources([code]).findings}
+    quiet = code.replace("model.set_params(early_stopping_rounds=50)", "model.set_params(max_depth=4)")
+    assert "LEAK004" not in {f.rule_id for f in analyze_sources([quiet]).findings}

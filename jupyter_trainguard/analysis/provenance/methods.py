@@ -129,6 +129,7 @@ class Methods:
             obj.multi = 2  # reconfigured from a loop over settings: it stands for several configurations
         if attr == "set_params":
             obj.version += 1
+            obj.early = obj.early or stops_early(e, self.bound_nodes)  # `set_params(early_stopping_rounds=50)`
         if attr in ("set_params", "compile", "add", "build"):
             return recv if attr == "set_params" else None
         if attr == "split" and obj.role == "splitter":

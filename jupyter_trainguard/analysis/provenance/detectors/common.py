@@ -80,6 +80,15 @@ def first_data(v: Val | None, depth: int = 0) -> Val | None:
     return v if v.is_data and v.rows else None
 
 
+def data_leaves(v: Val | None, depth: int = 0) -> list[Val]:
+    """Every data value with rows in an argument (each set of `eval_set=[(X_tr, y_tr), (X_te, y_te)]`)."""
+    if v is None or depth > 3:
+        return []
+    if v.kind == "seq":
+        return [d for item in v.items or () for d in data_leaves(item, depth + 1)]
+    return [v] if v.is_data and v.rows else []
+
+
 TRAIN_SIDE = frozenset({"train", "lo", "mid"})
 HELD_SIDE = frozenset({"test", "hi", "rest"})
 

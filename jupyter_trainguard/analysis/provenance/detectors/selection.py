@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from ..rows import overlap
 from ..state import Record
-from .common import Leak, chosen_by_loops, code, final_test, first_data, sliced_bounds_count, step_text
+from .common import Leak, chosen_by_loops, code, data_leaves, final_test, sliced_bounds_count, step_text
 
 
 def selection_leaks(rec: Record) -> list[Leak]:
     out: list[Leak] = []
     for _obj, v, site, kwarg, early in rec.eval_sets:
-        data = first_data(v)
-        if data is None or not early or not final_test(rec, data.rows):
-            continue
+        data = next((d for d in data_leaves(v) if final_test(rec, d.rows)), None) if early else None
+        if data is None:
+            continue  # (the training pair watched first and the test pair second is still a choice by the test)
         name = f"`{data.name}`" if data.name else "the held-out rows"
         out.append(Leak("selection", site,
                         f"The held-out rows {name} are passed as `{kwarg}` with early stopping in {site.where()}: "
