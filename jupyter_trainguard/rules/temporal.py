@@ -10,7 +10,7 @@ from .leakage import dedupe
 from .registry import Hit, rule
 
 # evidence of time order and its weight; two points make the data time-ordered
-WEIGHTS = {"op": 2, "window": 1, "datetime": 1, "parse_dates": 1, "set_index": 1, "sort_values": 1}
+WEIGHTS = {"op": 2, "window": 2, "datetime": 1, "parse_dates": 1, "set_index": 1, "sort_values": 1}
 
 
 def time_weight(evidence) -> int:

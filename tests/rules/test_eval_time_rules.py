@@ -70,3 +70,14 @@ def test_a_column_parsed_as_dates_orders_rows_whatever_its_name(tmp_path):
     assert "`set_index('day')` in cell 2" in f.message
     other = 'df = pd.read_csv("s.csv", parse_dates=["day"])\ndf = df.sort_values("store")'
     assert "TIME001" not in ids(scan_cells(tmp_path, [SK, other, tail], name="other.ipynb"))
+
+
+def test_sliding_windows_shuffled_into_train_and_test(tmp_path):
+    """Overlapping windows `x[i:i + n]` presuppose ordered rows; shuffling them puts near-copies on both sides."""
+    windows = ('sig = pd.read_csv("s.csv")["v"].values\nX, y = [], []\nfor i in range(len(sig) - 50):\n'
+               '    X.append(sig[i:i + 50])\n    y.append(sig[i + 50])\nX, y = np.array(X), np.array(y)')
+    [f] = of(scan_cells(tmp_path, [SK + "\nimport numpy as np", windows, SPLIT + "\nRidge().fit(X_train, y_train)"]),
+             "TIME001")
+    assert "sliding windows" in f.message
+    chrono = "X_train, X_test, y_train, y_test = train_test_split(X, y, shuffle=False)\nRidge().fit(X_train, y_train)"
+    assert "TIME001" not in ids(scan_cells(tmp_path, [SK + "\nimport numpy as np", windows, chrono], name="c.ipynb"))

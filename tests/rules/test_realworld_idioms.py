@@ -183,7 +183,7 @@ CASES = {
                                            "rows = []\nfor m in [LogisticRegression(), SVC()]:\n"
                                            "    m.fit(X_tr, y_tr)\n    rows.append({'acc': m.score(X_te, y_te)})\n"
                                            "pd.DataFrame(rows).sort_values('acc')", {"LEAK005"}),
-    # ---- temporal: sliding windows need other time evidence
+    # ---- temporal: sliding windows order the rows by themselves (dated or not)
     "windows_of_dated_series_shuffled": (H + "s = pd.read_csv('load.csv', index_col=0, parse_dates=[0])['mw']."
                                          "values\nX = np.array([s[i:i + 24] for i in range(len(s) - 24)])\n"
                                          "y = s[24:]\nX_tr, X_te, y_tr, y_te = train_test_split(X, y)\n"
