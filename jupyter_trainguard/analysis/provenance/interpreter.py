@@ -68,6 +68,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Trai
             for stmt in pc.tree.body:
                 self.statement(stmt)
         self.rec.env = dict(self.env)
+        self.rec.__dict__.pop("_final_places", None)  # detectors' cache of where the final test rows are
         return self.rec
 
     # ----------------------------------------------------------- statements

@@ -94,12 +94,20 @@ HELD_SIDE = frozenset({"test", "hi", "rest"})
 
 
 def final_test(rec, rows: frozenset) -> bool:
-    """The rows are a final test set: every token was held out by a split or a positional cut (the test part,
-    the tail, the complement of a sample) and never went through a training-side part (a part carved out of
-    training rows, a middle part or a validation part is a validation set). Folds belong to cross-validation,
-    where comparing candidates is the point."""
+    """The rows are a final test set: held out by the split whose held-out part is scored last (every token went
+    through a split's test part or a positional cut's held side, never a training-side part: a part carved out of
+    training rows, a middle part or a validation part is a validation set), or read on their own, never trained
+    on and scored after every split part (a labelled `test.csv`). Folds belong to cross-validation, where
+    comparing candidates is the point."""
     if not rows:
         return False
+    source, splits = final_places(rec)
+    if source is not None and all(tok[0] == source and _no_training_side(rec, tok) for tok in rows):
+        return True
+    return splits and _split_final(rec, rows)
+
+
+def _split_final(rec, rows: frozenset) -> bool:
     for tok in rows:
         held = False
         for key, part in tok[1:]:
@@ -114,6 +122,45 @@ def final_test(rec, rows: frozenset) -> bool:
         if not held:
             return False
     return True
+
+
+def _no_training_side(rec, tok: tuple) -> bool:
+    for key, part in tok[1:]:
+        sel = rec.selections.get(key)
+        if sel is not None and (sel.kind in ("split", "folds") or part in TRAIN_SIDE and sel.kind != "mask"):
+            return False
+    return True
+
+
+def final_places(rec) -> tuple[object, bool]:
+    """Where the final test rows are: a source read on its own (no model trained on it, never split) that a
+    metric scores after every split's held-out part (`test.csv` with labels: the split parts before it are
+    validation sets), or else the held-out parts of the splits. Cached on the record."""
+    cached = rec.__dict__.get("_final_places")
+    if cached is not None:
+        return cached
+    trained = {tok[0] for f in rec.fits if f.kind == "model" for tok in f.rows}
+    split_roots = {tok[0] for v in [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] for tok in v
+                   if any(getattr(rec.selections.get(k), "kind", None) in ("split", "folds") for k, _p in tok[1:])}
+    last_src: dict = {}
+    last_split = None
+    for ev in rec.evals:
+        if not ev.scored or ev.cv or ev.fit is None or ev.fit.kind != "model" or not ev.data.rows:
+            continue
+        at = ev.site.ran_at()
+        roots = {tok[0] for tok in ev.data.rows}
+        root = next(iter(roots)) if len(roots) == 1 else None
+        if root is not None and root[0] == "read" and root not in trained and root not in split_roots and \
+                all(_no_training_side(rec, tok) for tok in ev.data.rows):
+            last_src[root] = max(last_src.get(root, at), at)
+        elif _split_final(rec, ev.data.rows):
+            last_split = at if last_split is None else max(last_split, at)
+    source = max(last_src, key=last_src.get) if last_src else None
+    if source is not None and last_split is not None and last_split > last_src[source]:
+        source = None  # a split part scored after the file: the file was a validation set
+    out = (source, source is None)
+    rec.__dict__["_final_places"] = out
+    return out
 
 
 MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
