@@ -52,3 +52,26 @@ def test_a_file_trained_on_is_no_test_set() -> None:
             "for m in [LogisticRegression(), RandomForestClassifier()]:\n    m.fit(Xf, yf)\n"
             "    print(accuracy_score(test['y'], m.predict(test.drop(columns='y'))))")
     assert not multi_test(both)
+
+
+IMAGES = """from tensorflow import keras
+from keras.preprocessing.image import ImageDataGenerator
+from keras.callbacks import EarlyStopping
+gen = ImageDataGenerator(rescale=1 / 255)
+train_flow = gen.flow_from_directory("photos/train", target_size=(64, 64))
+held_flow = gen.flow_from_directory("photos/held", target_size=(64, 64))
+net = keras.Sequential([keras.layers.Flatten(), keras.layers.Dense(5, activation="softmax")])
+net.compile(optimizer="adam", loss="categorical_crossentropy", metrics=["accuracy"])
+net.fit_generator(generator=train_flow, validation_data=held_flow, epochs=30, callbacks=[EarlyStopping(patience=3)])"""
+
+
+def test_a_folder_of_images_watched_with_early_stopping_is_the_held_out_set() -> None:
+    """The only held-out folder decides when training stops: it is chosen by, so it cannot score the result."""
+    found = [f for f in analyze_sources([IMAGES]).findings if f.rule_id == "LEAK004"]
+    assert len(found) == 1 and "`held_flow`" in found[0].message
+
+
+def test_a_later_folder_scored_once_makes_the_watched_one_a_validation_set() -> None:
+    final = ('last_flow = gen.flow_from_directory("photos/last", target_size=(64, 64))\n'
+             "print(net.evaluate(last_flow))")
+    assert "LEAK004" not in {f.rule_id for f in analyze_sources([IMAGES, final]).findings}

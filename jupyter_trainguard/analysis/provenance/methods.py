@@ -20,9 +20,10 @@ GROUP_STATS = STAT_METHODS | {"count", "size", "nunique", "sum", "rank"}
 FIT = frozenset({"fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit", "adapt",
                  "fit_generator", "train_on_batch", "fit_sample", "fit_on_sequences"})
 TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "sequences_to_matrix", "flow",
+                       "flow_from_dataframe",
                        "standardize", "inverse_transform", "fit_transform", "decision_path", "apply"})
 PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
-                     "predict_on_batch", "forecast", "get_prediction", "kneighbors"})
+                     "predict_on_batch", "forecast", "get_prediction", "kneighbors", "predict_generator"})
 SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
 ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a value's place in the sorted vocabulary
@@ -89,7 +90,10 @@ class Methods:
             return None
         if obj.role in ("loss", "config"):
             return None
-        x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts")
+        if attr == "flow_from_directory":
+            return self.source(e, "read")  # images read from a folder: rows of their own
+        x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts") or \
+            kws.get("generator") or kws.get("dataframe")
         y = args[1] if len(args) > 1 else kws.get("y")
         if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
             x = self.derive(e, list(x.items))

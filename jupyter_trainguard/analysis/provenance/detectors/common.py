@@ -155,6 +155,13 @@ def final_places(rec) -> tuple[object, bool]:
             last_src[root] = max(last_src.get(root, at), at)
         elif _split_final(rec, ev.data.rows):
             last_split = at if last_split is None else max(last_split, at)
+    for _obj, v, site, _kwarg, early in rec.eval_sets:  # watched with early stopping: scored on every epoch
+        for d in data_leaves(v) if early else ():
+            roots = {tok[0] for tok in d.rows}
+            root = next(iter(roots)) if len(roots) == 1 else None
+            if root is not None and root[0] == "read" and root not in trained and root not in split_roots and \
+                    all(_no_training_side(rec, tok) for tok in d.rows):
+                last_src[root] = max(last_src.get(root, site.ran_at()), site.ran_at())
     source = max(last_src, key=last_src.get) if last_src else None
     if source is not None and last_split is not None and last_split > last_src[source]:
         source = None  # a split part scored after the file: the file was a validation set
