@@ -48,3 +48,14 @@ def test_a_label_computed_from_the_label_is_the_same_task() -> None:
                     "df['log_cases'] = np.log1p(df['cases'])\n"
                     "Xtr2, Xte2, ltr, lte = train_test_split(X, df['log_cases'], test_size=0.2, random_state=0)\n"
                     "m2 = RandomForestRegressor().fit(Xtr2, ltr)\nprint(m2.score(Xte2, lte))")
+
+
+def test_decision_thresholds_tried_on_the_test_rows_are_several_configurations() -> None:
+    fit = "m = RandomForestRegressor().fit(Xtr, ytr > 5)\np = m.predict(Xte)\n"
+    loop = "for t in [0.3, 0.4, 0.5]:\n    print(t, mean_absolute_error(yte > 5, (p > t).astype(int)))"
+    assert compared(fit + loop)
+    assert not compared(fit + "print(mean_absolute_error(yte > 5, (p > 0.5).astype(int)))")
+    on_validation = ("Xa, Xv, ya, yv = train_test_split(Xtr, ytr, random_state=1)\n"
+                     "m = RandomForestRegressor().fit(Xa, ya > 5)\np = m.predict(Xv)\n"
+                     "for t in [0.3, 0.4, 0.5]:\n    print(t, mean_absolute_error(yv > 5, (p > t).astype(int)))")
+    assert not compared(on_validation)

@@ -204,9 +204,11 @@ class State:
             if v is None:
                 continue
             blend = len({id(ev.obj) for ev in v.evals}) > 1
-            tuned = blend and any(kind == "settings" for _, kind, _ in self.loops)
+            # blend weights, or a decision threshold (`proba > t`), varied by a loop over settings: each pass
+            # scores another configuration
+            tuned = (blend or v.hyper) and any(kind == "settings" for _, kind, _ in self.loops)
             for ev in v.evals:
-                if tuned:  # blend weights chosen in a loop over settings: several configurations
+                if tuned:
                     ev.alone, ev.blended_only, ev.tuned = True, False, True
                 elif not blend:
                     ev.alone, ev.blended_only = True, False
