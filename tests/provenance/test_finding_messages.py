@@ -54,3 +54,12 @@ m = LogisticRegression().fit(Xtr, ytr)
 print(m.predict(test))"""
     [f] = [f for f in leaks(code) if f.rule_id == "LEAK001"]
     assert "from the very rows that `m.predict(test)`" in f.message and "split" not in f.message
+
+
+def test_an_overlap_names_which_side_holds_the_other() -> None:
+    part = "m = LogisticRegression().fit(X, y)\nprint((m.predict(Xte) == yte).mean())"
+    [f] = [f for f in leaks(part) if f.rule_id == "LEAK003"]
+    assert "(`Xte` is part of `X`)" in f.message
+    whole = "m = LogisticRegression().fit(Xtr, ytr)\nprint((m.predict(X) == y).mean())"
+    [f] = [f for f in leaks(whole) if f.rule_id == "LEAK003"]
+    assert "(`X` includes all of `Xtr`)" in f.message

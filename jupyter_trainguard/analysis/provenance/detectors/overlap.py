@@ -151,7 +151,12 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
     trail = path_text([("", fit.site), ("split", split), ("", ev.site)])
     names = ""
     if ev.data.name and fit.data_name:
-        names = f" (`{ev.data.name}` is part of `{fit.data_name}`)"
+        if covered(ev.data.rows, fit.rows):
+            names = f" (`{ev.data.name}` is part of `{fit.data_name}`)"
+        elif covered(fit.rows, ev.data.rows):
+            names = f" (`{ev.data.name}` includes all of `{fit.data_name}`)"
+        else:
+            names = f" (`{ev.data.name}` and `{fit.data_name}` share rows)"
     return Leak("overlap", ev.site,
                 f"{code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in {fit.site.where()} "
                 f"already trained on{names}: the score is inflated ({trail}).",
