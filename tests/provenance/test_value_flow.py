@@ -75,6 +75,24 @@ CENTRE = """def centre(frame, means=None):
 Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'], test_size=0.25, random_state=0)
 """
 
+PER_KEY = """from sklearn.preprocessing import MinMaxScaler
+prices = {{"a": df[["a"]].values, "b": df[["b"]].values}}
+held = {{}}
+sc = MinMaxScaler()
+for name, p in prices.items():
+    sc.fit(p[:len(p) // 2])
+    held[name] = {fit_test}
+win = {{"a": [], "b": []}}
+nxt = {{"a": [], "b": []}}
+for key in list(held.keys()):
+    for i in range(30, 200):
+        win[key].append(held[key][i - 30:i, 0])
+        nxt[key].append(held[key][i, 0])
+    win[key], nxt[key] = np.array(win[key]), np.array(nxt[key])
+model = Ridge().fit(np.random.rand(100, 30), np.random.rand(100))
+for key in list(win.keys()):
+    print(mean_squared_error(nxt[key], model.predict(win[key])))"""
+
 # (case id, rule the bad code raises, bad code, good code)
 PAIRS = [
     ("a-branch-on-a-parameter-left-none-runs-alone", "LEAK001",
@@ -106,6 +124,9 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
      HORIZON + "X, y = df[['a', 'b']].iloc[:-steps], df[target].iloc[:-steps]\n"
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("windows-appended-to-lists-in-a-dict-per-key", "LEAK001",
+     PER_KEY.format(fit_test="sc.fit_transform(p[len(p) // 2:])"),
+     PER_KEY.format(fit_test="sc.transform(p[len(p) // 2:])")),
 ]
 
 

@@ -183,7 +183,11 @@ class Expressions:
             objs = [i for i in members if i.kind == "obj"]
             if objs:
                 return objs[0]  # models[i] / models[name]: one of them
-            return self.derive(e, [i for i in members if i.is_data])  # data[key] for an unknown key: any of them
+            data = [i for i in members if i.is_data]
+            lists = [i for i in members if i.kind == "seq"]
+            if lists and not data:
+                return lists[0]  # windows[key].append(...) in a loop over the keys: one list stands for each
+            return self.derive(e, data)  # data[key] for an unknown key: any of them
         if base.kind == "obj":
             return base
         if not base.is_data:
@@ -217,7 +221,9 @@ class Expressions:
                 return same
             bounds = {n.id for b in (sl.lower, sl.upper) if b is not None for n in ast.walk(b)
                       if isinstance(n, ast.Name)}
-            if any(bounds & names for names in self.loop_vars):
+            counters = {n for names in self.loop_vars for n in bounds & names
+                        if not (self.env.get(n) is not None and self.env[n].rows)}  # `i`, not the rows looped over
+            if counters:
                 same.time = same.time | self.evidence("window", e)
                 return same  # a sliding window (`a[i - 60:i]` in a loop) sweeps over all the rows
             if sl.step is not None and sl.lower is None and sl.upper is None:

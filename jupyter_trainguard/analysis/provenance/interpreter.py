@@ -14,6 +14,7 @@ from ..parsed import ParsedNotebook
 from .astutil import unenumerated
 from .calls import Calls
 from .columns import Columns
+from .containers import Containers
 from .curves import Curves
 from .expressions import Expressions
 from .functions import STEP_BUDGET, Functions
@@ -29,7 +30,8 @@ from .values import Val, joined
 MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
 
 
-class Interpreter(Expressions, Calls, Objects, Functions, Methods, Columns, Training, TimeOrder, Curves, State):
+class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
+                  State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:

@@ -361,26 +361,6 @@ class Methods:
         return None
 
     # ----------------------------------------------------------- containers
-    def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
-        if attr in ("index", "sort"):
-            self.note_choice([recv], e)  # scores.index(max(scores)), scores.sort()
-        if attr == "items" and recv.keys is not None:
-            return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
-        if attr == "values" and recv.keys is not None:
-            return Val("seq", items=tuple(recv.keys.values()))
-        if attr == "keys":
-            return None
-        if attr == "get" and recv.keys is not None and e.args and isinstance(e.args[0], ast.Constant):
-            return recv.keys.get(e.args[0].value)
-        if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
-            new = [a for a in args if a is not None]
-            if attr == "extend" and new and new[0].kind == "seq" and new[0].items:
-                new = list(new[0].items)
-            items = tuple(recv.items or ()) + tuple(new)
-            self.env[e.func.value.id] = Val("seq", items=items, keys=recv.keys, site=recv.site,
-                                            name=e.func.value.id)
-            return None
-        return None
 
 
 def _early_disabled(ctor: ast.AST | None) -> bool:

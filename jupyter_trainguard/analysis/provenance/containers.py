@@ -1,0 +1,51 @@
+"""Python lists and dicts the notebook fills (`scores.append(s)`, `windows[key].append(w)`, `results.items()`):
+their items keep their provenance."""
+
+from __future__ import annotations
+
+import ast
+
+from .values import Val
+
+
+class Containers:
+    """Mixin: methods of lists and dicts."""
+
+    def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
+        if attr in ("index", "sort"):
+            self.note_choice([recv], e)  # scores.index(max(scores)), scores.sort()
+        if attr == "items" and recv.keys is not None:
+            return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
+        if attr == "values" and recv.keys is not None:
+            return Val("seq", items=tuple(recv.keys.values()))
+        if attr == "keys":
+            return None
+        if attr == "get" and recv.keys is not None and e.args and isinstance(e.args[0], ast.Constant):
+            return recv.keys.get(e.args[0].value)
+        if attr in ("append", "extend", "insert"):
+            new = [a for a in args if a is not None]
+            if attr == "extend" and new and new[0].kind == "seq" and new[0].items:
+                new = list(new[0].items)
+            if isinstance(e.func.value, ast.Name):
+                items = tuple(recv.items or ()) + tuple(new)
+                self.env[e.func.value.id] = Val("seq", items=items, keys=recv.keys, site=recv.site,
+                                                name=e.func.value.id)
+            else:
+                self.append_in_dict(e.func.value, tuple(new))
+        return None
+
+    def append_in_dict(self, target: ast.expr, new: tuple) -> None:
+        """`windows[key].append(w)`: the list stored under that key grows (under every key, for a key the
+        analysis cannot read: a loop over the keys appends to each)."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)) or not new:
+            return
+        base = self.env.get(target.value.id)
+        if base is None or base.kind != "seq" or base.keys is None:
+            return
+        key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+        names = [key] if key in base.keys else list(base.keys)
+        for k in names:
+            old = base.keys[k]
+            if old is not None and old.kind == "seq" and old.keys is None:
+                base.keys[k] = Val("seq", items=tuple(old.items or ()) + new, site=old.site)
+
