@@ -132,6 +132,15 @@ def _no_training_side(rec, tok: tuple) -> bool:
     return True
 
 
+def _held_file(rec, rows: frozenset, excluded: set) -> object:
+    """The one source these rows were read from, when it was read on its own (not trained on, never split)."""
+    roots = {tok[0] for tok in rows}
+    root = next(iter(roots)) if len(roots) == 1 else None
+    if root is None or root[0] != "read" or root in excluded:
+        return None
+    return root if all(_no_training_side(rec, tok) for tok in rows) else None
+
+
 def final_places(rec) -> tuple[object, bool]:
     """Where the final test rows are: a source read on its own (no model trained on it, never split) that a
     metric scores after every split's held-out part (`test.csv` with labels: the split parts before it are
@@ -148,19 +157,15 @@ def final_places(rec) -> tuple[object, bool]:
         if not ev.scored or ev.cv or ev.fit is None or ev.fit.kind != "model" or not ev.data.rows:
             continue
         at = ev.site.ran_at()
-        roots = {tok[0] for tok in ev.data.rows}
-        root = next(iter(roots)) if len(roots) == 1 else None
-        if root is not None and root[0] == "read" and root not in trained and root not in split_roots and \
-                all(_no_training_side(rec, tok) for tok in ev.data.rows):
+        root = _held_file(rec, ev.data.rows, trained | split_roots)
+        if root is not None:
             last_src[root] = max(last_src.get(root, at), at)
         elif _split_final(rec, ev.data.rows):
             last_split = at if last_split is None else max(last_split, at)
     for _obj, v, site, _kwarg, early in rec.eval_sets:  # watched with early stopping: scored on every epoch
         for d in data_leaves(v) if early else ():
-            roots = {tok[0] for tok in d.rows}
-            root = next(iter(roots)) if len(roots) == 1 else None
-            if root is not None and root[0] == "read" and root not in trained and root not in split_roots and \
-                    all(_no_training_side(rec, tok) for tok in d.rows):
+            root = _held_file(rec, d.rows, trained | split_roots)
+            if root is not None:
                 last_src[root] = max(last_src.get(root, site.ran_at()), site.ran_at())
     source = max(last_src, key=last_src.get) if last_src else None
     if source is not None and last_split is not None and last_split > last_src[source]:
