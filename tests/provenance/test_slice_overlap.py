@@ -72,6 +72,8 @@ def test_slice_bounds_arithmetic() -> None:
     assert slices_overlap((("pos", "-200"), "lo"), (("pos", "-300"), "hi"))
     assert not slices_overlap((("pos", "-300"), "lo"), (("pos", "-300"), "hi"))
     assert slices_overlap((("tail", "300"), "hi"), (("pos", "-100"), "hi"))
+    assert slices_overlap((("pos", "-200"), "lo"), (("pos", "100"), "lo"))  # both start at the first row
+    assert not slices_overlap((("pos", "-200"), "lo"), (("pos", "100"), "hi"))  # depends on the length
     assert not slices_overlap((("pos", "n"), "lo"), (("pos", "5"), "hi"))
     assert not slices_overlap((("pos", "10", "20"), "mid"), (("pos", "20", "30"), "mid"))
     assert slices_overlap((("pos", "10", "21"), "mid"), (("pos", "20", "30"), "mid"))

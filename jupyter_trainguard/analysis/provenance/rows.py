@@ -90,8 +90,9 @@ def _bounds(step: tuple) -> tuple[tuple, tuple] | None:
 
 
 def _before(x: tuple, y: tuple) -> bool:
-    """Bound `x` is certainly before bound `y` (whatever the number of rows, given both slices hold rows)."""
-    return x[1] < y[1] if x[0] == y[0] else y == _END
+    """Start `x` is certainly before stop `y` (whatever the number of rows, given both slices hold rows: the first
+    row comes before any stop, any start before the end)."""
+    return x[1] < y[1] if x[0] == y[0] else y == _END or x == (0, 0)
 
 
 def slices_overlap(sa: tuple, sb: tuple) -> bool:
