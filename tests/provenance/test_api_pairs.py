@@ -214,6 +214,11 @@ PAIRS = [
      "from statsmodels.tsa.holtwinters import ExponentialSmoothing\nytr, yte = y[:800], y[800:]\nres = ExponentialSmoothing(ytr).fit()\n"
      "pred = res.predict(start=yte.index[0], end=yte.index[-1])\nprint(((pred - yte) ** 2).mean())\n"
      "print(((res.predict(len(ytr), len(y) - 1) - yte) ** 2).mean())"),
+    ("pandas-columns-chosen-by-correlation-with-the-label", "LEAK001",
+     "corr = df.corr()['label']\nkeep = corr[abs(corr) > 0.3].index.drop('label')\n"
+     "Xtr, Xte, ytr, yte = train_test_split(df[keep], y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "tr, te = train_test_split(df)\ncorr = tr.corr()['label']\nkeep = corr[abs(corr) > 0.3].index.drop('label')\n"
+     "print(Ridge().fit(tr[keep], tr['label']).score(te[keep], te['label']))"),
     ("torch-random-split", "LEAK003",
      "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
      "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",

@@ -18,7 +18,8 @@ FUNCS: dict[str, FuncRow] = {
 }
 
 # methods on frames/series
-STAT_METHODS = frozenset({"mean", "median", "std", "var", "min", "max", "mode", "quantile", "sem", "mad"})
+STAT_METHODS = frozenset({"mean", "median", "std", "var", "min", "max", "mode", "quantile", "sem", "mad", "corr", "cov",
+                          "corrwith"})
 ROW_HEAD = frozenset({"head", "nlargest", "nsmallest"})
 ROW_TAIL = frozenset({"tail"})
 ROW_RANDOM = frozenset({"sample"})
