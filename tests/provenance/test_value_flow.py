@@ -124,6 +124,11 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
      HORIZON + "X, y = df[['a', 'b']].iloc[:-steps], df[target].iloc[:-steps]\n"
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("a-metric-helper-from-another-module", "LEAK007",
+     "from project.evaluation import calculate_metrics, plotPredictions\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
+     "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(ytr, m.predict(Xtr)))\nplotPredictions(ytr, m.predict(Xtr))",
+     "from project.evaluation import calculate_metrics, plotPredictions\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
+     "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(yte, m.predict(Xte)))\nplotPredictions(ytr, m.predict(Xtr))"),
     ("windows-appended-to-lists-in-a-dict-per-key", "LEAK001",
      PER_KEY.format(fit_test="sc.fit_transform(p[len(p) // 2:])"),
      PER_KEY.format(fit_test="sc.transform(p[len(p) // 2:])")),

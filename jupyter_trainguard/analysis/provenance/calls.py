@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from ..names import DATE_WORD, label_says_holdout, role_from_name
 from .api import lookup_class, lookup_func
@@ -26,6 +27,9 @@ def _axis(e: ast.Call) -> object:
     return ax.value if isinstance(ax, ast.Constant) else 0
 
 
+_METRIC_WORDS = frozenset({"metric", "metrics", "score", "scores", "scoring", "eval", "evaluate", "evaluation",
+                           "error", "errors", "accuracy", "report", "confusion", "rmse", "mae", "mse", "auc", "f1",
+                           "r2", "mape"})
 _LOGS = frozenset({"log_metric", "log_metrics", "log", "add_scalar", "info", "write"})
 
 
@@ -95,6 +99,10 @@ class Calls:
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
+        if data and _metric_name(leaf):
+            # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
+            # scores what it is given, as sklearn's `*_score` do
+            return self.against_labels(self.derive(e, data), data, e)
         if data:
             return self.derive(e, data)
         layers = graph_layers(args + list(kws.values()))  # `layers.concatenate([a, b])` in a functional model
@@ -365,6 +373,11 @@ class Calls:
                 if overlap(a.rows, b.rows) is not None:
                     return True
         return False
+
+
+def _metric_name(leaf: str) -> bool:
+    """`calculate_metrics`, `evaluateModel`, `print_scores`: a word of the function's name says it scores."""
+    return bool(_METRIC_WORDS & {w.lower() for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", leaf)})
 
 
 def _learned_bins(e: ast.Call) -> bool:
