@@ -111,3 +111,13 @@ def label_says_holdout(node: ast.AST) -> bool:
         return False
     joined = " ".join(texts)
     return any(w in joined for w in _HOLD_WORDS) and "train" not in joined
+
+
+METRIC_WORDS = frozenset({"metric", "metrics", "score", "scores", "scoring", "eval", "evaluate", "evaluation",
+                           "error", "errors", "accuracy", "report", "confusion", "rmse", "mae", "mse", "auc", "f1",
+                           "r2", "mape"})
+
+
+def scores_by_name(leaf: str) -> bool:
+    """`calculate_metrics`, `evaluateModel`, `print_scores`: a word of the function's name says it scores."""
+    return bool(METRIC_WORDS & {w.lower() for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", leaf)})

@@ -81,3 +81,14 @@ def test_sliding_windows_shuffled_into_train_and_test(tmp_path):
     assert "sliding windows" in f.message
     chrono = "X_train, X_test, y_train, y_test = train_test_split(X, y, shuffle=False)\nRidge().fit(X_train, y_train)"
     assert "TIME001" not in ids(scan_cells(tmp_path, [SK + "\nimport numpy as np", windows, chrono], name="c.ipynb"))
+
+
+def test_a_long_linspace_is_synthetic_data_not_a_grid_of_settings(tmp_path):
+    """`np.linspace(0, 100, 10000)` makes a series to learn from; `np.linspace(0.1, 1, 10)` is settings to try."""
+    series = ("t = np.linspace(0, 100, 10000)\nsig = np.sin(t)\nX, y = [], []\nfor i in range(len(sig) - 50):\n"
+              "    X.append(sig[i:i + 50])\n    y.append(sig[i + 50])\nX, y = np.array(X), np.array(y)")
+    rep = scan_cells(tmp_path, [SK + "\nimport numpy as np", series, SPLIT + "\nRidge().fit(X_train, y_train)"])
+    assert "TIME001" in ids(rep)
+    grid = (LOAD + "\n" + SPLIT + "\nfor a in np.linspace(0.1, 1, 10):\n"
+            "    print(a, Ridge(alpha=a).fit(X_train, y_train).score(X_test, y_test))")
+    assert "LEAK004" in ids(scan_cells(tmp_path, [SK + "\nimport numpy as np", grid], name="grid.ipynb"))

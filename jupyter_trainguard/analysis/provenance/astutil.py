@@ -46,3 +46,17 @@ def unenumerated(it_node: ast.expr, target: ast.expr) -> tuple[ast.expr, ast.exp
             and it_node.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
         return it_node.args[0], target.elts[1]
     return it_node, target
+
+
+MAX_GRID = 1000  # more points than any grid of settings a notebook tries
+
+
+def literal_points(leaf: str, e: ast.Call) -> int:
+    """How many values `np.linspace(a, b, n)` / `np.arange(a, b[, step])` makes, when its arguments are literals."""
+    vals = [const(a) for a in e.args]
+    if not vals or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return 0
+    if leaf in ("linspace", "logspace", "geomspace"):
+        return int(vals[2]) if len(vals) > 2 else 50
+    start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
+    return int((stop - start) / step) if step else 0

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ast
-import re
 
-from ..names import DATE_WORD, label_says_holdout, role_from_name
+from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_name
 from .api import lookup_class, lookup_func
 from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
-from .astutil import const, kw, text
+from .astutil import MAX_GRID, const, kw, literal_points, text
 from .columns import strings
 from .rows import DUP, overlap
 from .state import UNKNOWN
@@ -27,9 +26,6 @@ def _axis(e: ast.Call) -> object:
     return ax.value if isinstance(ax, ast.Constant) else 0
 
 
-_METRIC_WORDS = frozenset({"metric", "metrics", "score", "scores", "scoring", "eval", "evaluate", "evaluation",
-                           "error", "errors", "accuracy", "report", "confusion", "rmse", "mae", "mse", "auc", "f1",
-                           "r2", "mape"})
 _LOGS = frozenset({"log_metric", "log_metrics", "log", "add_scalar", "info", "write"})
 
 
@@ -92,6 +88,8 @@ class Calls:
             return None
         if leaf in ("range", "arange", "linspace", "logspace", "geomspace", "ParameterGrid", "ParameterSampler",
                     "product") and not any(a is not None and a.rows for a in args):
+            if root == "numpy" and literal_points(leaf, e) > MAX_GRID:
+                return self.source(e, "made")  # `np.linspace(0, 100, 10000)`: synthetic data, not settings
             return Val("seq", site=self.site(e), hyper=True)  # a grid of settings
         if leaf in ("max", "min", "sorted", "sum", "zip", "list", "tuple", "dict", "enumerate", "reversed",
                     "next", "iter", "map", "filter", "set"):
@@ -99,7 +97,7 @@ class Calls:
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
-        if data and _metric_name(leaf):
+        if data and scores_by_name(leaf):
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)
@@ -373,11 +371,6 @@ class Calls:
                 if overlap(a.rows, b.rows) is not None:
                     return True
         return False
-
-
-def _metric_name(leaf: str) -> bool:
-    """`calculate_metrics`, `evaluateModel`, `print_scores`: a word of the function's name says it scores."""
-    return bool(_METRIC_WORDS & {w.lower() for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", leaf)})
 
 
 def _learned_bins(e: ast.Call) -> bool:
