@@ -219,6 +219,9 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(df[keep], y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
      "tr, te = train_test_split(df)\ncorr = tr.corr()['label']\nkeep = corr[abs(corr) > 0.3].index.drop('label')\n"
      "print(Ridge().fit(tr[keep], tr['label']).score(te[keep], te['label']))"),
+    ("torch-batches-of-the-whole-dataset", "LEAK003",
+     "import torch\nfrom torch.utils.data import TensorDataset, DataLoader, random_split\nds = TensorDataset(torch.tensor(X.values), torch.tensor(y.values))\ntr, te = random_split(ds, [800, 200])\nnet = torch.nn.Linear(8, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor xb, yb in DataLoader(ds, batch_size=32):\n    opt.zero_grad()\n    loss = torch.nn.functional.mse_loss(net(xb), yb)\n    loss.backward()\n    opt.step()\nwith torch.no_grad():\n    for xb, yb in DataLoader(te):\n        print(torch.nn.functional.mse_loss(net(xb), yb))",
+     "import torch\nfrom torch.utils.data import TensorDataset, DataLoader, random_split\nds = TensorDataset(torch.tensor(X.values), torch.tensor(y.values))\ntr, te = random_split(ds, [800, 200])\nnet = torch.nn.Linear(8, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor xb, yb in DataLoader(tr, batch_size=32):\n    opt.zero_grad()\n    loss = torch.nn.functional.mse_loss(net(xb), yb)\n    loss.backward()\n    opt.step()\nwith torch.no_grad():\n    for xb, yb in DataLoader(te):\n        print(torch.nn.functional.mse_loss(net(xb), yb))"),
     ("torch-random-split", "LEAK003",
      "import torch\nfrom torch.utils.data import TensorDataset, random_split\nds = TensorDataset(torch.tensor(X.values))\n"
      "tr, te = random_split(ds, [800, 200])\nm = Ridge().fit(ds, y)\nprint(m.score(te, y))",

@@ -338,7 +338,12 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             if kind == "settings":
                 elem = Val("data", hyper=True, site=self.site(it_node))
                 self.setting_vars[id(s)] = frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-            self.assign(target, elem, it_node)
+            if not passes and elem is not None and elem.is_data and isinstance(target, (ast.Tuple, ast.List)):
+                # `for xb, yb in loader`: the fields of one batch (features, labels) hold the same rows
+                for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    self.assign(name, elem, it_node)
+            else:
+                self.assign(target, elem, it_node)
             self.loops.append((id(s), kind, 2 if kind == "settings" else 1))
             self.block(s.body)
             self.loops.pop()
