@@ -128,3 +128,11 @@ def test_predictions_over_all_rows_beside_a_held_out_score_are_a_plot() -> None:
     plot = "import matplotlib.pyplot as plt\nplt.plot(m.predict(X))\nplt.plot(y.values)"
     assert not leak_ids(PRELUDE, fit + "print(m.score(Xte, yte))\n" + plot)
     assert "LEAK003" in leak_ids(PRELUDE, fit + plot)
+
+
+def test_a_clusterer_on_its_own_rows() -> None:
+    """How well clusters separate the rows they were found in reads no label; cluster labels nothing scores are
+    no evaluation; the clusters set against the true labels of those rows are scored on training rows."""
+    fit = "from sklearn.cluster import KMeans\nfrom sklearn.metrics import silhouette_score, accuracy_score\nkm = KMeans(3).fit(X)\n"
+    assert not leak_ids(PRELUDE, fit + "print(silhouette_score(X, km.predict(X)))\ngroups = km.predict(df.drop(columns=['label']))")
+    assert "LEAK007" in leak_ids(PRELUDE, fit + "print(accuracy_score(y, km.predict(X)))")
