@@ -60,3 +60,25 @@ def test_models_compared_beside_a_tuned_one_are_still_reported() -> None:
              "lr = LogisticRegression().fit(Xtr, ytr)\nprint(accuracy_score(yte, lr.predict(Xte)))")
     found = {f.rule_id for f in analyze_sources([PRELUDE, code, other]).findings}
     assert {"LEAK004", "LEAK005"} <= found
+
+
+KERAS_TUNER = """import keras_tuner as kt
+from tensorflow import keras
+def build(hp):
+    net = keras.Sequential([keras.layers.Dense(hp.Int("units", 8, 64)), keras.layers.Dense(1)])
+    net.compile(optimizer="adam", loss="mse")
+    return net
+tuner = kt.{cls}(build, objective="val_loss", max_trials=5)
+tuner.search(Xtr, ytr, epochs=5, {watch})"""
+
+
+@pytest.mark.parametrize("cls", ["RandomSearch", "Hyperband", "BayesianOptimization"])
+def test_a_keras_tuner_search_validated_on_the_test_rows_picks_by_them(cls: str) -> None:
+    def leaks(watch: str) -> list:
+        code = KERAS_TUNER.format(cls=cls, watch=watch)
+        return [f for f in analyze_sources([PRELUDE, code]).findings if f.rule_id == "LEAK004"]
+
+    found = leaks("validation_data=(Xte, yte)")
+    assert len(found) == 1 and "hyperparameter search" in found[0].message
+    assert not leaks("validation_data=(Xval, yval)")
+    assert not leaks("validation_split=0.2")

@@ -99,8 +99,8 @@ class Functions:
         `fmin(objective, space)`, `gp_minimize(f, dims)`, `BayesianOptimization(f=...)`)."""
         f = e.func
         leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        if leaf not in TUNERS:
-            return None
+        if leaf not in TUNERS or self.parsed.qualname(f).startswith(("keras_tuner", "kerastuner")):
+            return None  # (keras-tuner's classes build models per trial; their `search` is what chooses)
         node = e.args[0] if e.args else next((k.value for k in e.keywords if k.arg in ("f", "fn", "func")), None)
         fval = self.env.get(node.id) if isinstance(node, ast.Name) else None
         return fval if fval is not None and fval.kind == "func" and fval.func is not None else None

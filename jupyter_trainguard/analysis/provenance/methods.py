@@ -88,6 +88,10 @@ class Methods:
             if attr == "fit":
                 self.trainer_fit(obj, e, args, kws)
             return None
+        if obj.role == "tuner":
+            if attr == "search" and kws.get("validation_data") is not None:
+                self.rec.eval_sets.append((obj, kws["validation_data"], self.site(e), "validation_data", True))
+            return None
         if obj.role in ("loss", "config"):
             return None
         if attr == "flow_from_directory":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .table import ClassRow, FuncRow
 
 KR = ("keras", "tensorflow", "tf_keras")
+KT = ("keras_tuner", "kerastuner")
 CLASSES: dict[str, ClassRow] = {
     "Tokenizer": ClassRow("transformer", KR),
     "TextVectorization": ClassRow("transformer", KR),
@@ -15,6 +16,8 @@ CLASSES: dict[str, ClassRow] = {
     "ImageDataGenerator": ClassRow("augmenter", KR),
     "Sequential": ClassRow("model", KR),
     "Model": ClassRow("model", KR),
+    # keras-tuner: `tuner.search(..., validation_data=...)` keeps the settings that score best on that data
+    **{n: ClassRow("tuner", KT) for n in ("RandomSearch", "Hyperband", "BayesianOptimization", "GridSearch")},
 }
 FUNCS: dict[str, FuncRow] = {
     "load_data": FuncRow("load_split", KR),

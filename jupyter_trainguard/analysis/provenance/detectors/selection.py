@@ -12,14 +12,16 @@ from .common import Leak, chosen_by_loops, code, data_leaves, final_test, sliced
 
 def selection_leaks(rec: Record) -> list[Leak]:
     out: list[Leak] = []
-    for _obj, v, site, kwarg, early in rec.eval_sets:
+    for obj, v, site, kwarg, early in rec.eval_sets:
         data = next((d for d in data_leaves(v) if final_test(rec, d.rows)), None) if early else None
         if data is None:
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
         name = f"`{data.name}`" if data.name else "the held-out rows"
+        how = ("to a hyperparameter search", "which settings are kept") if obj is not None and obj.role == "tuner" \
+            else ("with early stopping", "when training stops")
         out.append(Leak("selection", site,
-                        f"The held-out rows {name} are passed as `{kwarg}` with early stopping in {site.where()}: "
-                        f"they decide when training stops, so they can no longer give an unbiased score.",
+                        f"The held-out rows {name} are passed as `{kwarg}` {how[0]} in {site.where()}: they decide "
+                        f"{how[1]}, so they can no longer give an unbiased score.",
                         evidence={"kwarg": kwarg, "variable": data.name, "fit": step_text(site)}))
     choices = chosen_scores(rec)
     picked = {id(ev) for _site, evs in choices for ev in evs}
