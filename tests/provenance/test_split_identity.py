@@ -54,3 +54,17 @@ def test_a_name_rebound_by_a_loop_is_no_fixed_seed() -> None:
     loop = ("seed = 0\nfor seed in range(5):\n    Xa, Xb, ya, yb = train_test_split(X, y, random_state=seed)\n"
             "    print(LogisticRegression().fit(Xa, ya).score(Xb, yb))")
     assert not rules(loop)
+
+
+def test_the_same_file_read_again_holds_the_same_rows() -> None:
+    """`pd.read_csv('table.csv')` in a later cell is the same table: scoring there is scoring the training rows,
+    and its split with the same seed holds out the same test rows."""
+    reread = "df2 = pd.read_csv('table.csv')\nprint(m.score(df2[['a', 'b']], df2['label']))"
+    assert "LEAK007" in rules("m = LogisticRegression().fit(X, y)", reread)
+    other_file = reread.replace("table.csv", "other.csv")
+    assert "LEAK007" not in rules("m = LogisticRegression().fit(X, y)", other_file)
+    again = ("df2 = pd.read_csv('table.csv')\nXtr2, Xte2, ytr2, yte2 = train_test_split(df2[['a', 'b']], df2['label'], "
+             "test_size=0.2, random_state=SEED)\nprint(RandomForestClassifier().fit(Xtr2, ytr2).score(Xte2, yte2))")
+    first = FIRST + "\nprint(m.score(Xte, yte))"
+    rep = analyze_sources([PRELUDE, first, again])
+    assert "LEAK005" in {f.rule_id for f in rep.findings}
