@@ -60,3 +60,15 @@ def literal_points(leaf: str, e: ast.Call) -> int:
         return int(vals[2]) if len(vals) > 2 else 50
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
     return int((stop - start) / step) if step else 0
+
+
+def read_path(node: ast.AST | None) -> tuple | None:
+    """(reader, path) of a read whose file is a string literal (`pd.read_csv('train.csv')`), else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in (
+        "filepath_or_buffer", "path", "fname", "file", "io", "directory", "path_or_buf")), None)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value:
+        f = node.func
+        return (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "", arg.value)
+    return None

@@ -52,7 +52,7 @@ def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
             continue
         if sa[0] == sb[0]:
             return dup  # two parts of one selection: disjoint unless the rows were duplicated before it
-        if _kind(sa[0]) in POSITIONAL and _kind(sb[0]) in POSITIONAL:
+        if positional(sa, sb):
             # two slices of the same rows: they overlap when their constant bounds prove it (`[:800]`, `[700:]`)
             return dup or slices and sa == a[-1] and sb == b[-1] and slices_overlap(sa, sb)
         # two different random selections of the same rows (a second split, folds after a split) share rows
@@ -102,6 +102,11 @@ def slices_overlap(sa: tuple, sb: tuple) -> bool:
     if a is None or b is None:
         return False
     return _before(a[0], b[1]) and _before(b[0], a[1])
+
+
+def positional(*steps: tuple) -> bool:
+    """Every one of these selection steps is a positional cut (a slice, `head`, `tail`)."""
+    return all(_kind(st[0]) in POSITIONAL for st in steps)
 
 
 def _kind(key: object) -> object:

@@ -7,6 +7,7 @@ import itertools
 
 from ...findings import FACTORY, factory
 from ...findings import Record as _Record
+from .astutil import read_path
 from .rows import Selection, covered, extend, union
 from .values import Eval, Fit, Site, Val, graph_layers, site_of
 
@@ -76,7 +77,7 @@ class State:
     def source(self, node: ast.AST | None, label: str = "src") -> Val:
         """New rows: data read or built in the notebook. A file named by the same literal path as an earlier read
         holds the same rows (`pd.read_csv('data.csv')` in two cells is one table)."""
-        path = _read_path(node) if label == "read" else None
+        path = read_path(node) if label == "read" else None
         sid = self.read_paths.get(path) if path is not None else None
         if sid is None:
             sid = (label, next(self._ids))
@@ -233,15 +234,3 @@ def _flat(v: Val | None, depth: int = 0) -> list:
         vals = list(v.items or ()) + list((v.keys or {}).values())
         return [x for item in vals for x in _flat(item, depth + 1)]
     return [v]
-
-
-def _read_path(node: ast.AST | None) -> tuple | None:
-    """(reader, path) of a read whose file is a string literal (`pd.read_csv('train.csv')`), else None."""
-    if not isinstance(node, ast.Call):
-        return None
-    arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in (
-        "filepath_or_buffer", "path", "fname", "file", "io", "directory", "path_or_buf")), None)
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value:
-        f = node.func
-        return (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "", arg.value)
-    return None

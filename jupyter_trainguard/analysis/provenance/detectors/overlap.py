@@ -3,7 +3,7 @@ scored on its own training rows, or rows duplicated by resampling before the spl
 
 from __future__ import annotations
 
-from ..rows import DUP, POSITIONAL, covered, dup_step, overlap, stable_overlap
+from ..rows import DUP, covered, dup_step, overlap, positional, stable_overlap
 from ..state import Record
 from ..values import Eval, Site
 from .common import Leak, code, eval_set_evals, path_text, selection_site, sliced_bounds_count, step_text
@@ -172,8 +172,7 @@ def _overlapping_slices(rec: Record, pair: tuple | None) -> tuple[Site, Site] | 
     for sa, sb in zip(pair[0][1:], pair[1][1:]):
         if sa == sb:
             continue
-        kinds = {k[0] if isinstance(k, tuple) and k else None for k in (sa[0], sb[0])}
-        if sa[0] == sb[0] or not kinds <= POSITIONAL:
+        if sa[0] == sb[0] or not positional(sa, sb):
             return None
         a, b = (selection_site(rec.selections.get(st[0])) for st in (sa, sb))
         return (a, b) if a is not None and b is not None else None

@@ -64,12 +64,13 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
         held = held_out(ev)
         if not held:
             continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
+        bounds = sliced_bounds_count(ev.data)
         for f in by_place(ev.data.all_stats):
             if not _learned(f) or id(f) in seen or f.ylabel_only:
                 continue
-            if overlap(f.rows, held, sliced_bounds_count(ev.data)) is None:
+            if overlap(f.rows, held, bounds) is None:
                 continue
-            pair = stable_overlap(f.rows, held, sliced_bounds_count(ev.data))
+            pair = stable_overlap(f.rows, held, bounds)
             seen.add(id(f))
             split = _split_of(rec, pair)
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
@@ -114,9 +115,10 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
                 continue
             if models and id(f) not in trained:
                 continue  # the models so far were trained without this transform
-            if overlap(f.rows, part.rows, sliced_bounds_count(part)) is None:
+            bounds = sliced_bounds_count(part)
+            if overlap(f.rows, part.rows, bounds) is None:
                 continue
-            pair = stable_overlap(f.rows, part.rows, sliced_bounds_count(part))
+            pair = stable_overlap(f.rows, part.rows, bounds)
             seen.add(id(f))
             split = _split_of(rec, pair)
             trail = path_text([("", f.site), ("split", split)])
