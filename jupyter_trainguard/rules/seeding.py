@@ -207,12 +207,12 @@ def random_state_missing(ctx: NotebookContext) -> Iterator[Hit]:
         why = hit[1]
         if why:
             yield Hit.at(c.cell, c.node, f"`{c.leaf}` in {cell_ref(c.cell)} has no `random_state`: {why} "
-                                         f"changes on every run.", evidence={"call": c.q or c.leaf})
+                                         f"on every run.", evidence={"call": c.q or c.leaf})
 
 
-# call site -> what changes on every run without its random_state (None: nothing). A call site stands for one
-# call resolved with one set of import aliases (the usage index makes new ones when they change), so the guard's
-# re-analyses of a growing session judge each call once.
+# call site -> what changes on every run without its random_state, with its verb (None: nothing). A call site
+# stands for one call resolved with one set of import aliases (the usage index makes new ones when they change),
+# so the guard's re-analyses of a growing session judge each call once.
 _UNSEEDED: dict[int, tuple[CallSite, str | None]] = {}
 _SPLITTING = frozenset({"train_test_split", "KFold", "StratifiedKFold", "StratifiedGroupKFold", "shuffle"}) | \
     SHUFFLING_SPLITTERS
@@ -227,21 +227,21 @@ def _unseeded(c: CallSite, aliases: dict[str, str], displayed) -> str | None:
     if leaf == "train_test_split" and root == "sklearn":
         sh = c.kw("shuffle")
         if not (isinstance(sh, ast.Constant) and sh.value is False):
-            why = "the split"
+            why = "the split changes"
     elif leaf in ("KFold", "StratifiedKFold", "StratifiedGroupKFold") and root == "sklearn":
         sh = c.kw("shuffle")
         if isinstance(sh, ast.Constant) and sh.value is True:
-            why = "the folds"
+            why = "the folds change"
     elif leaf in SHUFFLING_SPLITTERS and root == "sklearn":
-        why = "the splits"
+        why = "the splits change"
     elif c.q == "sklearn.utils.shuffle":
-        why = "the row order"
+        why = "the row order changes"
     elif isinstance(c.node.func, ast.Attribute) and c.node.func.attr == "sample" and not (
             isinstance(c.node.func.value, ast.Name) and c.node.func.value.id in aliases) and \
             not c.q.startswith(("random.", "numpy.", "torch.")) and not displayed(c.node):
-        why = "the sample"  # `df.sample(5)` on its own line only shows rows: no result depends on it
+        why = "the sample changes"  # `df.sample(5)` on its own line only shows rows: no result depends on it
     elif root in ("sklearn", "imblearn") and leaf.startswith(RANDOM_ESTIMATORS):
-        why = "the fitted model"
+        why = "the fitted model changes"
     return why
 
 

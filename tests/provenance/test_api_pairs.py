@@ -282,6 +282,22 @@ PAIRS = [
      "Xtr, Xva, ytr, yva = train_test_split(X, y)\nsc = StandardScaler().fit(Xtr)\n"
      "net = keras.Sequential([keras.layers.Dense(1)])\nnet.compile(loss='mse')\n"
      "net.fit(sc.transform(Xtr), ytr, validation_data=(sc.transform(Xva), yva), epochs=5)"),
+    ("sklearn-legacy-folds-iterated", "LEAK001",
+     "from sklearn.cross_validation import KFold\nfrom sklearn.preprocessing import StandardScaler\n"
+     "A, b = StandardScaler().fit_transform(X.values), y.values\n"
+     "for tr, te in KFold(len(A), n_folds=5, shuffle=True, random_state=0):\n"
+     "    m = LogisticRegression().fit(A[tr], b[tr])\n    print(accuracy_score(b[te], m.predict(A[te])))",
+     "from sklearn.cross_validation import StratifiedKFold\nfrom sklearn.preprocessing import StandardScaler\n"
+     "A, b = X.values, y.values\nfolds = StratifiedKFold(b, n_folds=5)\nfor tr, te in folds:\n"
+     "    sc = StandardScaler().fit(A[tr])\n    m = LogisticRegression().fit(sc.transform(A[tr]), b[tr])\n"
+     "    print(accuracy_score(b[te], m.predict(sc.transform(A[te]))))"),
+    ("sklearn-legacy-modules", "LEAK001",
+     "from sklearn.decomposition import RandomizedPCA\nfrom sklearn.cross_validation import train_test_split as tts\n"
+     "Z = RandomizedPCA(n_components=3).fit_transform(X)\nZtr, Zte, ytr, yte = tts(Z, y, random_state=0)\n"
+     "from sklearn.lda import LDA\nprint(LDA().fit(Ztr, ytr).score(Zte, yte))",
+     "from sklearn.decomposition import RandomizedPCA\nfrom sklearn.cross_validation import train_test_split as tts\n"
+     "Xtr, Xte, ytr, yte = tts(X, y, random_state=0)\npca = RandomizedPCA(n_components=3).fit(Xtr)\n"
+     "from sklearn.lda import LDA\nprint(LDA().fit(pca.transform(Xtr), ytr).score(pca.transform(Xte), yte))"),
     ("unknown-call-never-invents", None, "",
      "import mylib\nXtr, Xte, ytr, yte = train_test_split(X, y)\nXtr, Xte = mylib.prepare(Xtr, Xte)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),

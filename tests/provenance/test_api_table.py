@@ -118,3 +118,20 @@ def test_feature_engine_encoders_rename_or_learn(made: str, leaks: bool) -> None
     code = (f"from feature_engine.encoding import {made.split('(')[0]}\nZ = {made}.fit_transform(X, y)\n"
             "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
     assert ("LEAK001" in _ids(code)) is leaks
+
+
+@pytest.mark.parametrize("module, name, rule", [
+    ("sklearn.decomposition", "FutureReducer", "LEAK001"), ("sklearn.feature_selection", "FutureSelect", "LEAK001"),
+    ("sklearn.ensemble", "FutureForest", "LEAK003")])
+def test_an_estimator_the_table_does_not_name_is_known_by_its_module(module: str, name: str, rule: str) -> None:
+    """scikit-learn's module says what a class is: a new or renamed reducer learns from the rows it is fitted on,
+    and a new ensemble is a model."""
+    head = f"from {module} import {name}\nfrom sklearn.metrics import r2_score\n"
+    if rule == "LEAK001":
+        bad = (head + f"Z = {name}().fit_transform(X, y)\nZtr, Zte, ytr, yte = train_test_split(Z, y, random_state=0)\n"
+               "print(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    else:
+        bad = (head + f"m = {name}().fit(X, y)\nXtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+               "print(r2_score(yte, m.predict(Xte)))")
+    assert rule in _ids(bad)
+    assert not _ids(bad.replace(f"from {module} import", "from elsewhere import"))

@@ -75,3 +75,84 @@ def test_a_later_folder_scored_once_makes_the_watched_one_a_validation_set() -> 
     final = ('last_flow = gen.flow_from_directory("photos/last", target_size=(64, 64))\n'
              "print(net.evaluate(last_flow))")
     assert "LEAK004" not in {f.rule_id for f in analyze_sources([IMAGES, final]).findings}
+
+
+POOL = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+train = pd.read_csv("train.csv")
+unlabelled = pd.read_csv("unlabelled.csv")
+n = len(train)
+y = train.pop("y")
+both = pd.get_dummies(pd.concat([train, unlabelled]))
+labelled, new_rows = both[:n], both[n:]
+X_tr, X_te, y_tr, y_te = train_test_split(labelled, y, test_size=0.2, random_state=0)
+for m in [LogisticRegression(), RandomForestClassifier()]:
+    m.fit(X_tr, y_tr)
+    print(accuracy_score(y_te, m.predict(X_te)))"""
+
+
+def test_a_split_of_the_labelled_rows_cut_from_a_stacked_frame_is_the_test_set() -> None:
+    """`both[:n]` only recovers the labelled rows: the rows after the cut are never scored, so the split of the
+    labelled rows holds out the only test set there is, and the models compared on it are chosen by it."""
+    submit = "pd.DataFrame({'y': m.predict(new_rows)}).to_csv('s.csv')"
+    assert multi_test_of(POOL, submit) == {"LEAK005"}
+
+
+def test_the_same_cut_is_a_training_side_when_the_rows_after_it_are_scored() -> None:
+    """When the rows after the cut are labelled and scored last, they are the test set and the split before it
+    holds out a validation set: comparing models there is what it is for."""
+    scored = ("y_new = pd.read_csv('new_labels.csv')['y']\n"
+              "print(accuracy_score(y_new, RandomForestClassifier().fit(labelled, y).predict(new_rows)))")
+    assert multi_test_of(POOL, scored) == set()
+    time_cut = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+                "from sklearn.linear_model import LogisticRegression\nfrom sklearn.ensemble import "
+                "RandomForestClassifier\nfrom sklearn.metrics import accuracy_score\n"
+                "df = pd.read_csv('days.csv')\nX, y = df.drop(columns='y'), df['y']\n"
+                "X_pool, X_last, y_pool, y_last = X[:-100], X[-100:], y[:-100], y[-100:]\n"
+                "X_tr, X_va, y_tr, y_va = train_test_split(X_pool, y_pool, test_size=0.2, random_state=0)\n"
+                "for m in [LogisticRegression(), RandomForestClassifier()]:\n"
+                "    print(accuracy_score(y_va, m.fit(X_tr, y_tr).predict(X_va)))")
+    final = "print(accuracy_score(y_last, RandomForestClassifier().fit(X_pool, y_pool).predict(X_last)))"
+    assert multi_test_of(time_cut, final) == set()
+    assert multi_test_of(time_cut) == set()  # kept aside untouched: a test set for later
+
+
+def test_a_cut_that_only_samples_rows_leaves_them_the_pool() -> None:
+    """`both[:5000]` takes a sample and never the rest: a split of the sample holds out the only test set."""
+    sample = POOL.replace("labelled, new_rows = both[:n], both[n:]", "labelled = both[:n][:5000]\ny = y[:5000]")
+    assert multi_test_of(sample) == {"LEAK005"}
+
+
+def multi_test_of(*cells: str) -> set[str]:
+    found = analyze_sources(list(cells)).findings
+    return {f.rule_id for f in found if f.rule_id in ("LEAK004", "LEAK005")}
+
+
+EXTRACTED = """import json
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.naive_bayes import GaussianNB
+from sklearn.metrics import f1_score
+
+def features(path):
+    rows = json.load(open(path))
+    return np.array([[r["a"], r["b"]] for r in rows]), np.array([r["label"] for r in rows])
+
+X_tr, y_tr = features("train.json")
+X_te, y_te = features("final.json")
+extra = np.array([len(str(v)) for v in X_te[:, 0]]).reshape(-1, 1)
+X_te = np.hstack((X_te, extra))
+X_tr = np.hstack((X_tr, np.array([len(str(v)) for v in X_tr[:, 0]]).reshape(-1, 1)))"""
+
+
+def test_a_test_matrix_built_from_features_extracted_apart_is_a_test_set() -> None:
+    """Rows built by the notebook (not read by a reader the table knows), never trained on and scored with
+    their labels, are a test set like a labelled file: two models compared there are chosen by it."""
+    compare = ("for m in [RandomForestClassifier(random_state=0), GaussianNB()]:\n"
+               "    print(f1_score(y_te, m.fit(X_tr, y_tr).predict(X_te), average='macro'))")
+    once = "print(f1_score(y_te, GaussianNB().fit(X_tr, y_tr).predict(X_te), average='macro'))"
+    assert multi_test_of(EXTRACTED, compare) == {"LEAK005"}
+    assert multi_test_of(EXTRACTED, once) == set()

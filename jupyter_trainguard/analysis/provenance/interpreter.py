@@ -21,7 +21,7 @@ from .functions import STEP_BUDGET, Functions
 from .methods import Methods
 from .objects import Objects
 from .order import names_of, replay_order
-from .rows import Selection, unfilled
+from .rows import unfilled
 from .state import Record, State
 from .temporal import TimeOrder
 from .training import Training, is_no_grad, trains_directly
@@ -70,7 +70,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             for stmt in pc.tree.body:
                 self.statement(stmt)
         self.rec.env = dict(self.env)
-        self.rec.__dict__.pop("_final_places", None)  # detectors' cache of where the final test rows are
+        self.rec.__dict__.pop("_detector_cache", None)  # what the detectors worked out about the last run
         return self.rec
 
     # ----------------------------------------------------------- statements
@@ -376,23 +376,3 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             return leaf in ("range", "arange", "linspace", "logspace", "ParameterGrid", "ParameterSampler",
                             "product", "geomspace")
         return it is not None and it.hyper
-
-    def fold_indices(self, it_node: ast.AST, target: ast.expr) -> bool:
-        """`for tr, te in kf.split(X)` (or a comprehension over it): binds fold indices that select disjoint rows
-        of whatever they index."""
-        if not (isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Attribute) and
-                it_node.func.attr == "split"):
-            return False
-        recv = self.expr(it_node.func.value)
-        if recv is None or recv.kind != "obj" or recv.obj.role != "splitter":
-            return False
-        inputs = [self.expr(a) for a in it_node.args]
-        self.note_split(it_node, inputs[:1], recv.obj.shuffle, recv.obj.cls.rsplit(".", 1)[-1])
-        key = self.new_key("folds")
-        tr = Val("index", step=(key, "train"), site=self.site(it_node))
-        te = Val("index", step=(key, "test"), site=self.site(it_node))
-        if isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            self.assign(target.elts[0], tr, it_node)
-            self.assign(target.elts[1], te, it_node)
-        self.rec.selections[key] = Selection(key, "folds", self.site(it_node), loops=self.varying(key, it_node))
-        return True

@@ -1,5 +1,6 @@
 """Time order: evidence that rows are ordered in time (lags, rolling windows, datetime parsing, sorting or
-indexing by a date column, sliding windows), and the splits that shuffle them."""
+indexing by a date column, sliding windows), the splits that shuffle them, and the fold indices a splitter
+hands out."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import ast
 
 from ...findings import Record
 from ..names import DATE_WORD, TIME_OPS
+from .api import lookup_class
 from .astutil import const, kw
+from .rows import Selection
 from .values import Site, Val
 
 RANDOM_SPLITTERS = ("ShuffleSplit", "StratifiedShuffleSplit", "GroupShuffleSplit")
@@ -80,3 +83,26 @@ class TimeOrder:
     def splitter_shuffles(cls: str, e: ast.Call) -> bool:
         sh = const(kw(e, "shuffle"))
         return bool(sh) if sh is not None else cls.rsplit(".", 1)[-1] in RANDOM_SPLITTERS
+
+    def fold_indices(self, it_node: ast.AST, target: ast.expr) -> bool:
+        """`for tr, te in kf.split(X)` (or a comprehension over it): binds fold indices that select disjoint rows
+        of whatever they index."""
+        if isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Attribute) and it_node.func.attr == "split":
+            recv, args = self.expr(it_node.func.value), it_node.args
+        elif isinstance(it_node, ast.Name) or isinstance(it_node, ast.Call) and getattr(
+                lookup_class(self.parsed.qualname(it_node.func)), "role", None) == "splitter":
+            recv, args = self.expr(it_node), []  # scikit-learn < 0.18: `for tr, te in KFold(n, n_folds=5)`
+        else:
+            return False
+        if recv is None or recv.kind != "obj" or recv.obj.role != "splitter":
+            return False
+        inputs = [self.expr(a) for a in args]
+        self.note_split(it_node, inputs[:1], recv.obj.shuffle, recv.obj.cls.rsplit(".", 1)[-1])
+        key = self.new_key("folds")
+        tr = Val("index", step=(key, "train"), site=self.site(it_node))
+        te = Val("index", step=(key, "test"), site=self.site(it_node))
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            self.assign(target.elts[0], tr, it_node)
+            self.assign(target.elts[1], te, it_node)
+        self.rec.selections[key] = Selection(key, "folds", self.site(it_node), loops=self.varying(key, it_node))
+        return True

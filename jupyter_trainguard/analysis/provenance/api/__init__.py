@@ -49,6 +49,12 @@ def lookup_class(q: str) -> ClassRow | None:
         return ClassRow("torch")
     if root == "transformers" and leaf[:1].isupper() and ("For" in leaf or leaf.endswith("Model")):
         return ClassRow("torch")
+    if root == "sklearn" and leaf[:1].isupper() and q.count(".") >= 2:
+        module = q.split(".")[1]
+        if module in sklearn.TRANSFORMER_MODULES:
+            return ClassRow("transformer")
+        if module in sklearn.MODEL_MODULES:
+            return ClassRow("model")
     if root in _ML_ROOTS or root == leaf:
         if leaf.endswith(_TRANSFORMER_SUFFIXES):
             return ClassRow("transformer")

@@ -21,7 +21,9 @@ CLASSES: dict[str, ClassRow] = {
         "FeatureAgglomeration", "GenericUnivariateSelect", "SequentialFeatureSelector", "SelectFdr", "SelectFpr",
         "SelectFwe", "FeatureUnion", "make_union", "SplineTransformer", "TSNE", "Isomap", "LocallyLinearEmbedding",
         "MDS", "SpectralEmbedding", "GaussianRandomProjection", "SparseRandomProjection", "Nystroem",
-        "RBFSampler", "DictionaryLearning", "MiniBatchDictionaryLearning", "SparsePCA", "MiniBatchSparsePCA")},
+        "RBFSampler", "DictionaryLearning", "MiniBatchDictionaryLearning", "SparsePCA", "MiniBatchSparsePCA",
+        # names of scikit-learn < 0.20 that old notebooks still import
+        "Imputer", "RandomizedPCA", "RandomizedLasso", "RandomizedLogisticRegression")},
     # encoders that only rename categories: what they learn does not depend on how often a value occurs
     **{n: _V for n in ("LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer", "DictVectorizer")},
     **{n: ClassRow("transformer", SK + CE, vocab=True) for n in ("OneHotEncoder", "OrdinalEncoder")},
@@ -32,7 +34,7 @@ CLASSES: dict[str, ClassRow] = {
     "HashingEncoder": ClassRow("stateless", CE),
     "CountVectorizer": _T,
     **{n: _S for n in ("Normalizer", "Binarizer", "PolynomialFeatures", "FunctionTransformer",
-                       "HashingVectorizer", "FeatureHasher", "MissingIndicator")},
+                       "HashingVectorizer", "FeatureHasher", "MissingIndicator", "PatchExtractor")},
     # third-party encoders and selectors with the scikit-learn interface
     **{n: ClassRow("transformer", ("category_encoders", "feature_engine", "sklearn", "mlxtend"))
        for n in ("MeanEncoder", "WOEEncoder", "CatBoostEncoder", "LeaveOneOutEncoder", "JamesSteinEncoder",
@@ -69,8 +71,14 @@ CLASSES: dict[str, ClassRow] = {
         "VotingRegressor", "BaggingClassifier", "BaggingRegressor", "CalibratedClassifierCV",
         "OneVsRestClassifier", "OneVsOneClassifier", "MultiOutputRegressor", "MultiOutputClassifier",
         "DummyClassifier", "DummyRegressor", "TransformedTargetRegressor", "BalancedRandomForestClassifier",
-        "EasyEnsembleClassifier", "RUSBoostClassifier", "BalancedBaggingClassifier")},
+        "EasyEnsembleClassifier", "RUSBoostClassifier", "BalancedBaggingClassifier", "LDA", "QDA")},
 }
+
+# an estimator of these modules that the table does not name is still a transformer or a model
+TRANSFORMER_MODULES = ("preprocessing", "decomposition", "feature_selection", "feature_extraction", "manifold",
+                       "impute", "random_projection", "kernel_approximation")
+MODEL_MODULES = ("linear_model", "ensemble", "svm", "tree", "neighbors", "naive_bayes", "neural_network",
+                 "discriminant_analysis", "gaussian_process", "kernel_ridge", "isotonic", "lda", "qda")
 
 # estimators fitted on features alone (clusterings, neighbours, density and outlier models): what they output for
 # rows (cluster, distances, scores) is a transform of the rows they were fitted on, as PCA's components are

@@ -102,7 +102,7 @@ def final_test(rec, rows: frozenset) -> bool:
     if not rows:
         return False
     source, splits = final_places(rec)
-    if source is not None and all(tok[0] == source and _no_training_side(rec, tok) for tok in rows):
+    if source is not None and all(tok[0] in source and _no_training_side(rec, tok) for tok in rows):
         return True
     return splits and _split_final(rec, rows)
 
@@ -117,11 +117,51 @@ def _split_final(rec, rows: frozenset) -> bool:
                 return False
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
                 if part in TRAIN_SIDE or kind == "split" and part != "test":
-                    return False
+                    if kind == "split" or key in _reserved_cuts(rec):
+                        return False  # a split's test part is kept aside for the end, scored yet or not
+                    continue  # the rows after this cut are no held-out set: it is the labelled pool
                 held = held or part in HELD_SIDE
         if not held:
             return False
     return True
+
+
+def _cache(rec) -> dict:
+    """What the detectors worked out about one run of the interpreter (it drops this when it runs again)."""
+    return rec.__dict__.setdefault("_detector_cache", {})
+
+
+def _reserved_cuts(rec) -> set:
+    """The cuts and masks whose held-out side (the rows after a cut) is a held-out set: a model is scored or
+    watched on it, trained on it, or it is kept aside untouched. Only then is a part carved from their training
+    side a validation set. A cut whose other side is never taken (`df[:100000]`: a sample) or is only predicted,
+    never scored (`all[:n_train]` of a train file stacked on an unlabelled test file), leaves the labelled rows
+    as the pool a split then holds the test set out of. Cached on the record."""
+    cached = _cache(rec).get("reserved")
+    if cached is not None:
+        return cached
+    watched = [d.rows for _obj, v, _site, _kwarg, early in rec.eval_sets if early for d in data_leaves(v)]
+    scored = [ev.data.rows for ev in rec.evals if ev.scored and not ev.cv] + watched + \
+        [f.rows for f in rec.fits if f.kind == "model"]
+    predicted = [ev.data.rows for ev in rec.evals if not ev.scored]
+    kept = [v.rows for v in rec.env.values() if v is not None and getattr(v, "is_data", False) and v.rows]
+    unlabelled = {x for pair in _held_keys(rec, predicted) for x in pair}  # rows only predicted, by any cut
+    out = {key for _root, key in _held_keys(rec, scored)}
+    out |= {key for root, key in _held_keys(rec, kept) if root not in unlabelled and key not in unlabelled}
+    _cache(rec)["reserved"] = out
+    return out
+
+
+def _held_keys(rec, row_sets: list) -> set:
+    """(source, cut) for each cut or mask whose held-out side these row sets hold."""
+    out = set()
+    for rows in row_sets:
+        for tok in rows:
+            for key, part in tok[1:]:
+                sel = rec.selections.get(key)
+                if sel is not None and sel.kind in ("slice", "mask") and part in HELD_SIDE:
+                    out.add((tok[0], key))
+    return out
 
 
 def _no_training_side(rec, tok: tuple) -> bool:
@@ -132,20 +172,20 @@ def _no_training_side(rec, tok: tuple) -> bool:
     return True
 
 
-def _held_file(rec, rows: frozenset, excluded: set) -> object:
-    """The one source these rows were read from, when it was read on its own (not trained on, never split)."""
-    roots = {tok[0] for tok in rows}
-    root = next(iter(roots)) if len(roots) == 1 else None
-    if root is None or root[0] != "read" or root in excluded:
+def _held_file(rec, rows: frozenset, excluded: set) -> frozenset | None:
+    """The sources these rows were read or built from, when each was read or built on its own (not trained on,
+    never split): a labelled test file, or a test matrix stacked from features extracted apart."""
+    roots = frozenset(tok[0] for tok in rows)
+    if not roots or any(root[0] not in ("read", "made") or root in excluded for root in roots):
         return None
-    return root if all(_no_training_side(rec, tok) for tok in rows) else None
+    return roots if all(_no_training_side(rec, tok) for tok in rows) else None
 
 
 def final_places(rec) -> tuple[object, bool]:
     """Where the final test rows are: a source read on its own (no model trained on it, never split) that a
     metric scores after every split's held-out part (`test.csv` with labels: the split parts before it are
     validation sets), or else the held-out parts of the splits. Cached on the record."""
-    cached = rec.__dict__.get("_final_places")
+    cached = _cache(rec).get("final_places")
     if cached is not None:
         return cached
     trained = {tok[0] for f in rec.fits if f.kind == "model" for tok in f.rows}
@@ -171,7 +211,7 @@ def final_places(rec) -> tuple[object, bool]:
     if source is not None and last_split is not None and last_split > last_src[source]:
         source = None  # a split part scored after the file: the file was a validation set
     out = (source, source is None)
-    rec.__dict__["_final_places"] = out
+    _cache(rec)["final_places"] = out
     return out
 
 
