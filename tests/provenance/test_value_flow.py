@@ -94,6 +94,19 @@ for key in list(win.keys()):
     print(mean_squared_error(nxt[key], model.predict(win[key])))"""
 
 # (case id, rule the bad code raises, bad code, good code)
+EMBEDDED = """from gensim.models import KeyedVectors
+vectors = KeyedVectors.load_word2vec_format("vectors.txt")
+def embed(text, size=8):
+    vec = np.zeros(size).reshape((1, size))
+    for w in text.split():
+        vec += vectors[w].reshape((1, size))
+    return vec
+Xtr, Xte, ytr, yte = train_test_split(df['text'], df['label'], random_state=0)
+Etr = np.concatenate([embed(t) for t in Xtr])
+Ete = np.concatenate([embed(t) for t in Xte])
+clf = LogisticRegression().fit(Etr, ytr)
+"""
+
 PAIRS = [
     ("a-branch-on-a-parameter-left-none-runs-alone", "LEAK001",
      CENTRE + "m = Ridge().fit(centre(Xtr), ytr)\nprint(m.score(centre(Xte), yte))",
@@ -129,6 +142,9 @@ PAIRS = [
      "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(ytr, m.predict(Xtr)))\nplotPredictions(ytr, m.predict(Xtr))",
      "from project.evaluation import calculate_metrics, plotPredictions\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
      "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(yte, m.predict(Xte)))\nplotPredictions(ytr, m.predict(Xtr))"),
+    ("rows-mapped-one-by-one-by-a-comprehension", "LEAK007",
+     EMBEDDED + "print(accuracy_score(ytr, clf.predict(Etr)))",
+     EMBEDDED + "print(accuracy_score(yte, clf.predict(Ete)))\nkept = [embed(t) for t in Xte if len(t) > 3]"),
     ("windows-appended-to-lists-in-a-dict-per-key", "LEAK001",
      PER_KEY.format(fit_test="sc.fit_transform(p[len(p) // 2:])"),
      PER_KEY.format(fit_test="sc.transform(p[len(p) // 2:])")),
@@ -138,3 +154,11 @@ PAIRS = [
 @pytest.mark.parametrize("case,rule,bad,good", PAIRS, ids=[p[0] for p in PAIRS])
 def test_bad_leaks_and_good_is_clean(case: str, rule: str, bad: str, good: str) -> None:
     check_pair(PRELUDE, case, rule, bad, good)
+
+
+def test_models_compared_on_rows_mapped_by_a_comprehension_share_the_test_rows() -> None:
+    """Each comprehension keeps the rows it iterates: two models scored on the mapped test texts are compared on
+    the same test rows."""
+    from jupyter_trainguard.engine import analyze_sources
+    code = EMBEDDED + "for m in [LogisticRegression(), Ridge()]:\n    print(m.fit(Etr, ytr).score(Ete, yte))"
+    assert "LEAK005" in {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}

@@ -297,6 +297,8 @@ class Expressions:
             if outs and all(o is not None and o.kind == "obj" for o in outs):
                 return Val("seq", items=tuple(outs), site=self.site(e))
             flat = [i for o in outs for i in (o.items or () if o is not None and o.kind == "seq" else (o,))]
+            if not folds and self.row_wise(e, it):
+                return self.mapped_rows(e, it, flat)
             return self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
         finally:
             self.loop_vars.pop()
@@ -305,6 +307,22 @@ class Expressions:
             for k in saved:
                 if k in inner:
                     self.env[k] = inner[k]
+
+    @staticmethod
+    def row_wise(e: ast.AST, it: Val | None) -> bool:
+        """A comprehension over the rows of data (an array, a list of texts; a frame iterates its columns)."""
+        return len(e.generators) == 1 and not isinstance(e, ast.DictComp) and it is not None and \
+            it.kind in ("data", "pred") and bool(it.rows) and it.fcols is None
+
+    def mapped_rows(self, e: ast.AST, it: Val, outs: list) -> Val | None:
+        """`[embed(t) for t in X_train]`: one output per row of what is iterated, so its rows (kept by the
+        condition, if any), whatever the function builds each output from."""
+        out = self.derive(e, [it] + outs)
+        if out is None:
+            return None
+        out.rows = it.rows
+        ifs = e.generators[0].ifs
+        return self.select(out, ("mask", text(ifs[0])), "sub", "mask", e) if ifs else out
 
 
 def _norm(node: ast.AST) -> str:
