@@ -223,6 +223,8 @@ class Expressions:
                       if isinstance(n, ast.Name)}
             counters = {n for names in self.loop_vars for n in bounds & names
                         if not (self.env.get(n) is not None and self.env[n].rows)}  # `i`, not the rows looped over
+            if counters and _name(e) in self.row_elements:
+                return same  # `t[i:i + 3] for t in texts for i in ...`: characters of one row, not a window of rows
             if counters:
                 same.time = same.time | self.evidence("window", e)
                 return same  # a sliding window (`a[i - 60:i]` in a loop) sweeps over all the rows
@@ -272,10 +274,14 @@ class Expressions:
     def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val | None:
         saved = dict(self.env)
         self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
+        elements: set[str] = set()
         try:
             gen = e.generators[0]
             folds = len(e.generators) == 1 and self.fold_indices(*unenumerated(gen.iter, gen.target))
             it = None if folds else self.expr(gen.iter)
+            if isinstance(gen.target, ast.Name) and self.row_wise(e, it, True):
+                elements = {gen.target.id} - self.row_elements
+            self.row_elements |= elements
             passes = [None] if folds else self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
             outs = []
             kind = "folds" if folds else "models" if any(self.holds_obj(p) for p in passes) else "items"
@@ -302,6 +308,7 @@ class Expressions:
             return self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
         finally:
             self.loop_vars.pop()
+            self.row_elements -= elements
             inner = self.env
             self.env = saved
             for k in saved:
@@ -309,9 +316,10 @@ class Expressions:
                     self.env[k] = inner[k]
 
     @staticmethod
-    def row_wise(e: ast.AST, it: Val | None) -> bool:
-        """A comprehension over the rows of data (an array, a list of texts; a frame iterates its columns)."""
-        return len(e.generators) == 1 and not isinstance(e, ast.DictComp) and it is not None and \
+    def row_wise(e: ast.AST, it: Val | None, nested: bool = False) -> bool:
+        """A comprehension over the rows of data (an array, a list of texts; a frame iterates its columns);
+        `nested`: whatever further generators follow the first."""
+        return (nested or len(e.generators) == 1) and not isinstance(e, ast.DictComp) and it is not None and \
             it.kind in ("data", "pred") and bool(it.rows) and it.fcols is None
 
     def mapped_rows(self, e: ast.AST, it: Val, outs: list) -> Val | None:
@@ -323,6 +331,11 @@ class Expressions:
         out.rows = it.rows
         ifs = e.generators[0].ifs
         return self.select(out, ("mask", text(ifs[0])), "sub", "mask", e) if ifs else out
+
+
+def _name(e: ast.Subscript) -> str | None:
+    node = e.value.value if isinstance(e.value, ast.Attribute) and e.value.attr in ("iloc", "loc") else e.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _norm(node: ast.AST) -> str:

@@ -44,6 +44,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self.mutated: set[str] = set()
         self.user_classes: dict[str, ast.ClassDef] = {}
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
+        self.row_elements: set[str] = set()  # names bound to one row each by an enclosing comprehension
         self.no_grad = 0  # inside `with torch.no_grad():`
         self.steps = 0
         self.bound_names: set[str] = set(dir(builtins))  # names some cell replayed so far binds
