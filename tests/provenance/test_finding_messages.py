@@ -63,3 +63,13 @@ def test_an_overlap_names_which_side_holds_the_other() -> None:
     whole = "m = LogisticRegression().fit(Xtr, ytr)\nprint((m.predict(X) == y).mean())"
     [f] = [f for f in leaks(whole) if f.rule_id == "LEAK003"]
     assert "(`X` includes all of `Xtr`)" in f.message
+
+
+def test_models_compared_inside_pipelines_are_named_by_the_estimator_they_wrap() -> None:
+    code = """from sklearn.pipeline import Pipeline
+for clf in [LogisticRegression(), SGDClassifier()]:
+    pipe = Pipeline([("scale", StandardScaler()), ("model", clf)])
+    print(pipe.fit(Xtr, ytr).score(Xte, yte))"""
+    found = [f for f in leaks(code) if f.rule_id == "LEAK005"]
+    assert len(found) == 1
+    assert "`Pipeline(LogisticRegression)`" in found[0].message and "`Pipeline(SGDClassifier)`" in found[0].message

@@ -54,6 +54,14 @@ def _by_task(groups: dict[tuple, list[Eval]]) -> dict[tuple, list[Eval]]:
     return out
 
 
+def _model_name(obj, depth: int = 0) -> str:
+    """`Pipeline(LogisticRegression)`: a pipeline or search named with the estimator it wraps."""
+    name = obj.cls.rsplit(".", 1)[-1]
+    inner = obj.inner
+    return f"{name}({_model_name(inner, depth + 1)})" if inner is not None and inner is not obj and depth < 3 \
+        else name
+
+
 def multitest_leaks(rec: Record) -> list[Leak]:
     groups: dict[tuple, list[Eval]] = {}
     for ev in rec.evals:
@@ -76,7 +84,7 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         last = evs[-1]
         shown = last.data.text()
         name = f"`{shown}`" if shown != "the data" else code(last.site)
-        models = sorted({ev.obj.cls.rsplit(".", 1)[-1] for ev in objs.values()})
+        models = sorted({_model_name(ev.obj) for ev in objs.values()})
         cells = sorted({step_text(ev.site).get("cell") for ev in each} - {None})
         loop = " (in a loop over models or settings)" if any(ev.loops for ev in objs.values()) else ""
         out.append(Leak(
