@@ -156,3 +156,22 @@ def test_a_test_matrix_built_from_features_extracted_apart_is_a_test_set() -> No
     once = "print(f1_score(y_te, GaussianNB().fit(X_tr, y_tr).predict(X_te), average='macro'))"
     assert multi_test_of(EXTRACTED, compare) == {"LEAK005"}
     assert multi_test_of(EXTRACTED, once) == set()
+
+
+HEAD_HELD = """import numpy as np
+import pandas as pd
+from sklearn.neighbors import KNeighborsClassifier
+df = pd.read_csv("ratings.csv")
+A, s = df[["a", "b"]].values, df["s"].values
+A_fit, s_fit, A_held, s_held = A[1000:], s[1000:], A[:1000], s[:1000]
+for k in range(1, 8):
+    knn = KNeighborsClassifier(n_neighbors=k).fit(A_fit, s_fit)
+    print(k, (knn.predict(A_held) == s_held).mean())"""
+
+
+def test_the_first_rows_of_a_cut_are_held_out_when_models_train_on_the_rest() -> None:
+    """Which side of a cut is held out is decided by what the models train on, not by position: scoring each
+    setting on the head of the rows after training on the tail chooses the setting by the held-out rows."""
+    assert multi_test_of(HEAD_HELD) == {"LEAK004"}
+    mirrored = HEAD_HELD.replace("A[1000:], s[1000:], A[:1000], s[:1000]", "A[:1000], s[:1000], A[1000:], s[1000:]")
+    assert multi_test_of(mirrored) == {"LEAK004"}

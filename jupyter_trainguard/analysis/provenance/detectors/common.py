@@ -116,14 +116,28 @@ def _split_final(rec, rows: frozenset) -> bool:
             if kind == "folds":
                 return False
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
-                if part in TRAIN_SIDE or kind == "split" and part != "test":
+                training = part != "test" if kind == "split" else not held_side(rec, key, part)
+                if training:
                     if kind == "split" or key in _reserved_cuts(rec):
                         return False  # a split's test part is kept aside for the end, scored yet or not
                     continue  # the rows after this cut are no held-out set: it is the labelled pool
-                held = held or part in HELD_SIDE
+                held = True
         if not held:
             return False
     return True
+
+
+def held_side(rec, key: object, part: str) -> bool:
+    """Whether this side of a cut or mask is its held-out side: the side models were not trained on when the
+    other side was (`X_test = X[:1000]`, `X_train = X[1000:]`), else the later rows of a cut."""
+    trained = _cache(rec).get("trained")
+    if trained is None:
+        trained = _cache(rec)["trained"] = {step for f in rec.fits if f.kind == "model" for tok in f.rows
+                                              for step in tok[1:]}
+    if (key, part) in trained:
+        return False
+    others = {p for k, p in trained if k == key}
+    return bool(others) or part in HELD_SIDE
 
 
 def _cache(rec) -> dict:
@@ -159,7 +173,8 @@ def _held_keys(rec, row_sets: list) -> set:
         for tok in rows:
             for key, part in tok[1:]:
                 sel = rec.selections.get(key)
-                if sel is not None and sel.kind in ("slice", "mask") and part in HELD_SIDE:
+                if sel is not None and sel.kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE and \
+                        held_side(rec, key, part):
                     out.add((tok[0], key))
     return out
 
