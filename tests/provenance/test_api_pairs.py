@@ -282,6 +282,16 @@ PAIRS = [
      "Xtr, Xva, ytr, yva = train_test_split(X, y)\nsc = StandardScaler().fit(Xtr)\n"
      "net = keras.Sequential([keras.layers.Dense(1)])\nnet.compile(loss='mse')\n"
      "net.fit(sc.transform(Xtr), ytr, validation_data=(sc.transform(Xva), yva), epochs=5)"),
+    ("sklearn-resample-drawn-twice-from-the-same-rows", "LEAK003",
+     "from sklearn.utils import resample\nfew = df[df['label'] == 1]\n"
+     "fit_rows = pd.concat([df[df['label'] == 0], resample(few, n_samples=500, random_state=1)])\n"
+     "other = pd.read_csv('other.csv')\n"
+     "eval_rows = pd.concat([other[other['label'] == 0], resample(few, n_samples=100, random_state=2)])\n"
+     "m = LogisticRegression().fit(fit_rows.drop(columns='label'), fit_rows['label'])\n"
+     "print(m.score(eval_rows.drop(columns='label'), eval_rows['label']))",
+     "from sklearn.utils import resample\nXtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+     "Xb, yb = resample(Xtr, ytr, n_samples=500, random_state=1)\n"
+     "print(LogisticRegression().fit(Xb, yb).score(Xte, yte))"),
     ("sklearn-legacy-folds-iterated", "LEAK001",
      "from sklearn.cross_validation import KFold\nfrom sklearn.preprocessing import StandardScaler\n"
      "A, b = StandardScaler().fit_transform(X.values), y.values\n"

@@ -73,3 +73,14 @@ for clf in [LogisticRegression(), SGDClassifier()]:
     found = [f for f in leaks(code) if f.rule_id == "LEAK005"]
     assert len(found) == 1
     assert "`Pipeline(LogisticRegression)`" in found[0].message and "`Pipeline(SGDClassifier)`" in found[0].message
+
+
+def test_rows_drawn_twice_from_the_same_rows_are_named_as_two_draws() -> None:
+    code = """from sklearn.utils import resample
+few = df[df["label"] == 1]
+fit_rows = resample(few, n_samples=500, random_state=1)
+eval_rows = resample(few, n_samples=100, random_state=2)
+m = LogisticRegression().fit(fit_rows.drop(columns="label"), fit_rows["label"])
+print(m.score(eval_rows.drop(columns="label"), eval_rows["label"]))"""
+    found = [f for f in leaks(code) if f.rule_id == "LEAK003"]
+    assert len(found) == 1 and "each draw rows at random from the same rows" in found[0].message

@@ -37,7 +37,7 @@ class Selection(Record, eq=False):
         self.loops = loops
 
 
-RANDOM = frozenset({"split", "folds", "sample"})
+RANDOM = frozenset({"split", "folds", "sample", "resample"})  # (two bootstraps of the same rows share rows)
 
 
 def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
@@ -56,7 +56,7 @@ def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
             # two slices of the same rows: they overlap when their constant bounds prove it (`[:800]`, `[700:]`)
             return dup or slices and sa == a[-1] and sb == b[-1] and slices_overlap(sa, sb)
         # two different random selections of the same rows (a second split, folds after a split) share rows
-        return _kind(sa[0]) in RANDOM and _kind(sb[0]) in RANDOM
+        return key_kind(sa[0]) in RANDOM and key_kind(sb[0]) in RANDOM
     return True
 
 
@@ -106,10 +106,11 @@ def slices_overlap(sa: tuple, sb: tuple) -> bool:
 
 def positional(*steps: tuple) -> bool:
     """Every one of these selection steps is a positional cut (a slice, `head`, `tail`)."""
-    return all(_kind(st[0]) in POSITIONAL for st in steps)
+    return all(key_kind(st[0]) in POSITIONAL for st in steps)
 
 
-def _kind(key: object) -> object:
+def key_kind(key: object) -> object:
+    """What made a selection key (`split`, `pos`, `resample`...)."""
     return key[0] if isinstance(key, tuple) and key else None
 
 

@@ -3,7 +3,7 @@ scored on its own training rows, or rows duplicated by resampling before the spl
 
 from __future__ import annotations
 
-from ..rows import DUP, covered, dup_step, overlap, positional, stable_overlap
+from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable_overlap
 from ..state import Record
 from ..values import Eval, Site
 from .common import Leak, code, eval_set_evals, path_text, selection_site, sliced_bounds_count, step_text
@@ -148,6 +148,15 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                     f"{code(sa)} ({sa.where()}) and {code(sb)} ({sb.where()}) take overlapping ranges of the same "
                     f"rows, so {code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in "
                     f"{fit.site.where()} already trained on: the score is inflated ({trail}).", evidence=evidence)
+    draws = _separate_draws(rec, pair)
+    if draws is not None:
+        da, db = draws
+        evidence["draws"] = [step_text(da), step_text(db)]
+        trail = path_text([("", da), ("", db), ("", fit.site), ("", ev.site)])
+        return Leak("overlap", ev.site,
+                    f"{code(da)} ({da.where()}) and {code(db)} ({db.where()}) each draw rows at random from the same "
+                    f"rows, so {code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in "
+                    f"{fit.site.where()} already trained on: the score is inflated ({trail}).", evidence=evidence)
     split = _split_after(rec, pair)
     evidence["split"] = step_text(split)
     trail = path_text([("", fit.site), ("split", split), ("", ev.site)])
@@ -163,6 +172,20 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                 f"{code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in {fit.site.where()} "
                 f"already trained on{names}: the score is inflated ({trail}).",
                 evidence=evidence)
+
+
+def _separate_draws(rec: Record, pair: tuple | None) -> tuple[Site, Site] | None:
+    """Where the trained and the evaluated rows were drawn apart from the same rows (`resample`, `sample`)."""
+    if pair is None:
+        return None
+    for sa, sb in zip(pair[0][1:], pair[1][1:]):
+        if sa == sb:
+            continue
+        if sa[0] == sb[0] or {key_kind(sa[0]), key_kind(sb[0])} - {"resample", "sample"}:
+            return None
+        a, b = (selection_site(rec.selections.get(st[0])) for st in (sa, sb))
+        return (a, b) if a is not None and b is not None else None
+    return None
 
 
 def _overlapping_slices(rec: Record, pair: tuple | None) -> tuple[Site, Site] | None:
