@@ -76,6 +76,26 @@ def test_counts_that_cannot_replay_fall_back_to_top_to_bottom():
     assert rec.env["Y"].rows == rec.env["X"].rows
 
 
+def test_a_split_re_run_after_the_cells_that_scored_on_it_ran_before_them_too():
+    """Counts keep only each cell's last run: the models scored on `Xte` (counts 5, 6) saw the split, whose
+    cell was re-run later (count 9). It is replayed before them as well, so they score the same test rows."""
+    from jupyter_trainguard.analysis.provenance.detectors.multitest import multitest_leaks
+    cells = ["import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+             "from sklearn.linear_model import LogisticRegression\nfrom sklearn.tree import DecisionTreeClassifier\n"
+             "df = pd.read_csv('a.csv')",
+             "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+             "print(DecisionTreeClassifier().fit(Xtr, ytr).score(Xte, yte))",
+             "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['y'], random_state=0)"]
+    assert len(multitest_leaks(run(cells, counts=[1, 5, 6, 9]))) == 1
+    assert len(multitest_leaks(run(cells))) == 1  # no counts: the cells as they stand, the split run first
+
+
+def test_a_function_called_before_the_cell_defining_it_runs_is_followed():
+    rec = run(["import numpy as np", "Z = centre(np.load('a.npy'))", "def centre(a):\n    return a - a.mean()"],
+              counts=[1, 3, 2])
+    assert rec.env["Z"] is not None and rec.env["Z"].all_stats  # the mean the function takes
+
+
 def test_unknown_code_does_not_break_the_analysis():
     rec = run(["import mystery\nimport numpy as np",
                "X = np.load('x.npy')\nobj = mystery.Thing(X)[0].frobnicate(lambda q: q ** 2)\n"
