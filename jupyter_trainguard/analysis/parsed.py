@@ -15,6 +15,7 @@ from typing import Any
 from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell, Notebook
 from .fields import DataclassFields
+from .python2 import parse_python2
 
 _PARSE_CACHE: OrderedDict[str, tuple[ast.Module | None, SyntaxError | None]] = OrderedDict()
 _PARSE_CACHE_SIZE = 4096
@@ -59,18 +60,30 @@ class ParsedCell(Record):
     _pairs: list[tuple[Cell, ast.AST]] | None = None
     _calls: tuple[object, list[tuple[Cell, ast.Call, str]]] | None = None
     memo: dict[str, Any] = factory(dict)  # other per-cell indexes (usage)
-    __dataclass_fields__ = DataclassFields(hidden=("_pairs", "_calls", "memo"))  # type: ignore[assignment]
+    python2: SyntaxError | None = None  # the tree was read as Python 2: the error Python 3 stops at
+    __dataclass_fields__ = DataclassFields(hidden=("_pairs", "_calls", "memo", "python2"))  # type: ignore[assignment]
 
     def __init__(self, cell: Cell, tree: ast.Module | None, syntax_error: SyntaxError | None = None,
                  _pairs: list[tuple[Cell, ast.AST]] | None = None,
                  _calls: tuple[object, list[tuple[Cell, ast.Call, str]]] | None = None,
-                 memo: dict[str, Any] = FACTORY) -> None:
+                 memo: dict[str, Any] = FACTORY, python2: SyntaxError | None = None) -> None:
         self.cell = cell
         self.tree = tree
         self.syntax_error = syntax_error
         self._pairs = _pairs
         self._calls = _calls
         self.memo = {} if memo is FACTORY else memo
+        self.python2 = python2
+
+    @classmethod
+    def of(cls, cell: Cell, code: str) -> ParsedCell:
+        """Parse a cell; a cell that only Python 2 syntax stops is read as Python 2 (and says so)."""
+        tree, error = parse_code(code)
+        if error is not None:
+            old = parse_python2(code)
+            if old is not None:
+                return cls(cell, old, None, python2=error)
+        return cls(cell, tree, error)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ParsedCell) or other.__class__ is not self.__class__:
@@ -120,8 +133,7 @@ class ParsedNotebook(Record):
                 continue
             pc = known.get(id(cell))
             if pc is None or pc.cell is not cell:
-                tree, error = parse_code(cell.python)
-                pc = ParsedCell(cell, tree, error)
+                pc = ParsedCell.of(cell, cell.python)
             parsed.cells.append(pc)
         parsed.aliases = aliases_from_nodes(node for pc in parsed.cells if pc.tree is not None
                                             for node in _imports(pc.tree))

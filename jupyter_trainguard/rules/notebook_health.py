@@ -11,16 +11,20 @@ from .registry import Hit, rule
 @rule(
     id="NB001", name="cell-syntax-error", category="notebook", severity="error",
     rationale="A cell that does not parse cannot run, and nothing in it could be checked.",
-    impact="Code in this cell was not analysed; problems in it stay hidden.",
-    fix="Fix the syntax error (the notebook may have been written for another Python version).",
+    impact="The cell cannot run; unless it is Python 2 code (then analysed as its Python 3 equivalent), nothing in "
+           "it was analysed and problems in it stay hidden.",
+    fix="Fix the syntax error (a Python 2 cell: `print(...)`, `except E as e:`).",
     bad="print 'accuracy', acc", good="print('accuracy', acc)",
 )
 def cell_syntax_error(ctx: NotebookContext) -> Iterator[Hit]:
-    """Reports each code cell that fails to parse; the other cells are still analysed."""
+    """Reports each code cell that fails to parse; the other cells are still analysed, and so is a cell that only
+    Python 2 syntax stops (read as its Python 3 equivalent)."""
     for pc in ctx.parsed.cells:
-        if pc.syntax_error is not None:
-            err = pc.syntax_error
-            yield Hit(pc.cell, err.lineno or 1, f"Syntax error: {err.msg}", evidence={"offset": err.offset})
+        err = pc.syntax_error or pc.python2
+        if err is not None:
+            old = " The cell is Python 2: it was analysed as its Python 3 equivalent." if pc.python2 else ""
+            yield Hit(pc.cell, err.lineno or 1, f"Syntax error: {err.msg}{old}",
+                      evidence={"offset": err.offset, "python2": pc.python2 is not None})
 
 
 @rule(
