@@ -96,6 +96,18 @@ def test_a_function_called_before_the_cell_defining_it_runs_is_followed():
     assert rec.env["Z"] is not None and rec.env["Z"].all_stats  # the mean the function takes
 
 
+def test_a_loop_over_dict_items_keeps_each_key_with_its_own_value():
+    """`for name, frame in parts.items(): clean[name] = ...`: each key of the new dict holds the frame it was
+    built from (not every frame under every key: the training part is not the validation part)."""
+    rec = run(["import pandas as pd\nfrom sklearn.model_selection import train_test_split",
+               "df = pd.read_csv('a.csv')\ntr, va = train_test_split(df, random_state=0)\n"
+               "parts = {'train': tr, 'valid': va}\nclean = {}\nfor name, frame in parts.items():\n"
+               "    clean[name] = frame.drop('c', axis=1)\nA, B = clean['train'], clean['valid']"])
+    env = rec.env
+    assert env["A"].rows == env["tr"].rows and env["B"].rows == env["va"].rows
+    assert overlap(env["A"].rows, env["B"].rows) is None
+
+
 def test_unknown_code_does_not_break_the_analysis():
     rec = run(["import mystery\nimport numpy as np",
                "X = np.load('x.npy')\nobj = mystery.Thing(X)[0].frobnicate(lambda q: q ** 2)\n"

@@ -172,7 +172,7 @@ class Expressions:
         if base is None:
             self.expr(e.slice)
             return None
-        key = e.slice.value if isinstance(e.slice, ast.Constant) else None
+        key = self.constant(e.slice)
         if base.kind == "seq":
             if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
                 return base.items[key]

@@ -22,7 +22,7 @@ from .methods import Methods
 from .objects import Objects
 from .order import names_of, replay_order
 from .rows import unfilled
-from .state import Record, State
+from .state import UNKNOWN, Record, State
 from .temporal import TimeOrder
 from .training import Training, is_no_grad, trains_directly
 from .values import Val, joined
@@ -248,7 +248,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         if base is None:
             return
         if base.kind == "seq" and base.keys is not None:
-            key = t.slice.value if isinstance(t.slice, ast.Constant) else ast.dump(t.slice)
+            key = self.constant(t.slice)
+            key = ast.dump(t.slice) if key is UNKNOWN else key
             if v is not None:
                 base.keys[key] = v  # results[name] = score: a computed key keeps the value too
             return
@@ -324,9 +325,12 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
                                len(passes)))
             stamp = self.pass_stamp
+            keys = self.dict_keys(it_node, target, len(passes))
             for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
                 self.pass_stamp = stamp + ((id(s), i),)
                 self.assign(target, p, it_node)
+                if keys:  # `for name, frame in parts.items()`: the name is that pass's key
+                    self.consts[target.elts[0].id] = keys[i]
                 self.block(s.body)
             self.pass_stamp = stamp
             self.loops.pop()
@@ -349,6 +353,20 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             self.block(s.body)
             self.loops.pop()
         self.block(s.orelse)
+
+    def dict_keys(self, it_node: ast.AST, target: ast.expr, passes: int) -> list | None:
+        """The keys of a dict the analysis knows, when a loop unpacks `(key, value)` from its `.items()`."""
+        node = it_node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "sorted") \
+                and node.args:
+            node = node.args[0]
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
+                and isinstance(node.func.value, ast.Name)):
+            return None
+        base = self.env.get(node.func.value.id)
+        keys = list(base.keys) if base is not None and base.kind == "seq" and base.keys is not None else None
+        return keys if keys is not None and len(keys) == passes else None
 
     def holds_obj(self, v: Val | None) -> bool:
         if v is None:
