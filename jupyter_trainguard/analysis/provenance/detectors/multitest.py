@@ -90,8 +90,9 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         out.append(Leak(
             "multi-test", last.site,
             f"The held-out rows {name} score {configs if not loop else 'several'} model configurations{loop}: "
-            f"{', '.join('`' + m + '`' for m in models)} in cell(s) {', '.join(map(str, cells))}; choosing by "
-            f"these scores makes the test set a selection set.",
+            f"{', '.join('`' + m + '`' for m in models)} in cell(s) {', '.join(map(str, cells))}, and no other "
+            f"held-out rows are scored after them: choosing by these scores makes them a selection set, and the best "
+            f"of them an optimistic estimate.",
             evidence={"models": models, "cells": cells, "test": last.data.name,
                       "evaluations": [step_text(ev.site) for ev in each]},
         ))
