@@ -107,6 +107,14 @@ Ete = np.concatenate([embed(t) for t in Xte])
 clf = LogisticRegression().fit(Etr, ytr)
 """
 
+CLASSES = """from sklearn.tree import DecisionTreeClassifier
+Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'], random_state=0)
+kinds = {'tree': DecisionTreeClassifier, 'logistic': LogisticRegression}
+for name, kind in kinds.items():
+    m = kind()
+    m.fit(Xtr, ytr)
+"""
+
 PAIRS = [
     ("a-branch-on-a-parameter-left-none-runs-alone", "LEAK001",
      CENTRE + "m = Ridge().fit(centre(Xtr), ytr)\nprint(m.score(centre(Xte), yte))",
@@ -145,6 +153,9 @@ PAIRS = [
     ("rows-mapped-one-by-one-by-a-comprehension", "LEAK007",
      EMBEDDED + "print(accuracy_score(ytr, clf.predict(Etr)))",
      EMBEDDED + "print(accuracy_score(yte, clf.predict(Ete)))\nkept = [embed(t) for t in Xte if len(t) > 3]"),
+    ("estimator-classes-kept-uncalled-in-a-dict", "LEAK007",
+     CLASSES + "    print(name, accuracy_score(ytr, m.predict(Xtr)))",
+     CLASSES + "    print(name, accuracy_score(yte, m.predict(Xte)))"),
     ("windows-appended-to-lists-in-a-dict-per-key", "LEAK001",
      PER_KEY.format(fit_test="sc.fit_transform(p[len(p) // 2:])"),
      PER_KEY.format(fit_test="sc.transform(p[len(p) // 2:])")),

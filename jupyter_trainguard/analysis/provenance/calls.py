@@ -62,6 +62,11 @@ class Calls:
                 return self.user_instance(func.id, e, args, kws)
             if target.kind == "obj":
                 return self.call_obj(target, e, args, kws)
+            if target.kind == "class" and target.site is not None:  # `model()`: `model` names an estimator class
+                q = self.parsed.qualname(target.site.node)
+                row = lookup_class(q)
+                if row is not None:
+                    return self.construct(q, row, e)
             return self.derive(e, args + list(kws.values()))
         q = self.parsed.qualname(func)
         if not q:

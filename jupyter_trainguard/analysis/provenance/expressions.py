@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..names import role_from_name
+from .api import lookup_class
 from .api.pandas_api import META_ATTRS
 from .astutil import names_time, text, unenumerated
 from .columns import KEEP_COLS
@@ -29,6 +30,8 @@ class Expressions:
             return None
         if isinstance(e, ast.Name):
             v = self.env.get(e.id)
+            if v is None and e.id in self.parsed.aliases:
+                return self.class_reference(e)
             return v if v is not None or e.id in self.bound_names else self.outside_value(e)
         if isinstance(e, ast.Call):
             return self.call(e)
@@ -163,6 +166,13 @@ class Expressions:
         return out
 
     # ------------------------------------------------------------ subscript
+    def class_reference(self, e: ast.Name) -> Val | None:
+        """An estimator class named without being called (`{'tree': DecisionTreeClassifier}`): calling it later
+        builds that estimator."""
+        q = self.parsed.qualname(e)
+        row = lookup_class(q) if q.rsplit(".", 1)[-1][:1].isupper() else None
+        return Val("class", site=self.site(e)) if row is not None and row.role != "data" else None  # (site: the name)
+
     def subscript(self, e: ast.Subscript) -> Val | None:
         node = e.value
         accessor = None

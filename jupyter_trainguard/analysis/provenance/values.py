@@ -167,7 +167,8 @@ class Val(Record, eq=False):
                  "evals", "label", "hyper", "cols", "time", "fcols", "flabel", "oid")
     __dataclass_fields__ = DataclassFields()  # type: ignore[assignment]
 
-    kind: str  # data | pred | score | obj | func | seq | index | module | graph (a symbolic Keras tensor)
+    kind: str  # data | pred | score | obj | func | seq | index | module | graph (a symbolic Keras tensor) | class
+    # (an estimator class named, not called)
     rows: frozenset
     stats: frozenset  # Fit events whose statistics are in these values
     site: Site | None
