@@ -292,6 +292,11 @@ PAIRS = [
      "from sklearn.utils import resample\nXtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
      "Xb, yb = resample(Xtr, ytr, n_samples=500, random_state=1)\n"
      "print(LogisticRegression().fit(Xb, yb).score(Xte, yte))"),
+    ("fit-with-train-keywords", "LEAK007",
+     "from pytorch_tabnet.tab_model import TabNetClassifier\nXtr, Xte, ytr, yte = train_test_split(X.values, y.values)\n"
+     "clf = TabNetClassifier()\nclf.fit(X_train=Xtr, y_train=ytr)\nprint(accuracy_score(y_true=ytr, y_pred=clf.predict(Xtr)))",
+     "from pytorch_tabnet.tab_model import TabNetClassifier\nXtr, Xte, ytr, yte = train_test_split(X.values, y.values)\n"
+     "clf = TabNetClassifier()\nclf.fit(X_train=Xtr, y_train=ytr)\nprint(accuracy_score(y_true=yte, y_pred=clf.predict(Xte)))"),
     ("sklearn-legacy-folds-iterated", "LEAK001",
      "from sklearn.cross_validation import KFold\nfrom sklearn.preprocessing import StandardScaler\n"
      "A, b = StandardScaler().fit_transform(X.values), y.values\n"

@@ -108,6 +108,18 @@ def test_a_loop_over_dict_items_keeps_each_key_with_its_own_value():
     assert overlap(env["A"].rows, env["B"].rows) is None
 
 
+def test_row_positions_split_once_or_twice_select_the_same_parts_of_whatever_they_index():
+    rec = run(["import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split",
+               "df = pd.read_csv('a.csv')\n"
+               "rest, te = train_test_split(list(range(len(df))), test_size=0.2, random_state=0)\n"
+               "tr, va = train_test_split(rest, test_size=0.25, random_state=0)\n"
+               "A, B, C = df.values[tr], df.values[va], df['y'].values[te]\nD = df.values[te]"])
+    env = rec.env
+    assert overlap(env["A"].rows, env["B"].rows) is None and overlap(env["A"].rows, env["C"].rows) is None
+    assert overlap(env["B"].rows, env["C"].rows) is None
+    assert env["C"].rows == env["D"].rows  # labels and features at the same positions: the same rows
+
+
 def test_unknown_code_does_not_break_the_analysis():
     rec = run(["import mystery\nimport numpy as np",
                "X = np.load('x.npy')\nobj = mystery.Thing(X)[0].frobnicate(lambda q: q ** 2)\n"

@@ -10,7 +10,7 @@ from .api.numpy_api import RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, literal_points, text
 from .columns import strings
-from .rows import DUP, overlap
+from .rows import DUP, Selection, overlap
 from .state import UNKNOWN
 from .training import stops_early
 from .values import Obj, Val, graph_layers
@@ -320,7 +320,14 @@ class Calls:
         else:
             key = self.new_key("split")
         outs: list[Val | None] = []
-        for a in args:
+        nodes = list(e.args) if len(e.args) == len(args) else [None] * len(args)
+        for node, a in zip(nodes, args):
+            steps = self.positions(node, a)
+            if steps is not None:  # `train_test_split(range(len(df)))`: positions that select rows of what they index
+                self.rec.selections.setdefault(key, Selection(key, "split", self.site(e)))
+                outs += [Val("index", step=(key, p), items=steps + ((key, p),), site=self.site(e))
+                         for p in ("train", "test")]
+                continue
             if a is None or not a.is_data:
                 outs += [None, None]
                 continue

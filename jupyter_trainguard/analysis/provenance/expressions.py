@@ -264,7 +264,9 @@ class Expressions:
             return same  # a list of columns
         idx = self.expr(sl)
         if idx is not None and idx.kind == "index" and idx.step is not None:
-            return self.select(base, idx.step[0], idx.step[1], "folds", e)
+            for key, part in idx.items or (idx.step,):  # positions split once or more (`idx[tr]`, then split again)
+                base = self.select(base, key, part, "folds", e)
+            return base
         if idx is None:
             if accessor == "iloc" and isinstance(sl, (ast.Name, ast.Call, ast.List)):
                 return self.select(base, ("mask", text(sl)), "sub", "mask", e)

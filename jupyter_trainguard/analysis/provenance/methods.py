@@ -97,8 +97,8 @@ class Methods:
         if attr == "flow_from_directory":
             return self.source(e, "read")  # images read from a folder: rows of their own
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts") or \
-            kws.get("generator") or kws.get("dataframe")
-        y = args[1] if len(args) > 1 else kws.get("y")
+            kws.get("generator") or kws.get("dataframe") or kws.get("X_train")
+        y = args[1] if len(args) > 1 else kws.get("y") or kws.get("y_train")
         if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
             x = self.derive(e, list(x.items))
         if x is not None and not x.is_data:

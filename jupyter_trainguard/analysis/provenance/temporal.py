@@ -106,3 +106,14 @@ class TimeOrder:
             self.assign(target.elts[1], te, it_node)
         self.rec.selections[key] = Selection(key, "folds", self.site(it_node), loops=self.varying(key, it_node))
         return True
+
+    def positions(self, node: ast.AST, v: Val | None) -> tuple | None:
+        """The selections already applied to row positions passed to a split (none for `range(n)`,
+        `np.arange(n)`, `list(range(n))`), or None when these are not row positions."""
+        if v is not None and v.kind == "index" and v.step is not None:
+            return tuple(v.items or (v.step,))
+        while isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("list", "numpy.array") and node.args:
+            node = node.args[0]
+        if isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("range", "numpy.arange"):
+            return ()
+        return None
