@@ -175,3 +175,35 @@ def test_the_first_rows_of_a_cut_are_held_out_when_models_train_on_the_rest() ->
     assert multi_test_of(HEAD_HELD) == {"LEAK004"}
     mirrored = HEAD_HELD.replace("A[1000:], s[1000:], A[:1000], s[:1000]", "A[:1000], s[:1000], A[1000:], s[1000:]")
     assert multi_test_of(mirrored) == {"LEAK004"}
+
+
+FOLD_WINDOWS = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import TimeSeriesSplit
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_squared_error
+import market_feed
+series = market_feed.download("prices")  # a library the analysis does not know: its rows are unknown
+
+def windows(values, k):
+    X, y = [], []
+    for i in range(k, len(values)):
+        X.append(values[i - k:i, 0])
+        y.append(values[i, 0])
+    X, y = np.array(X), np.array(y)
+    return X, y
+
+for k in [5, 10, 20]:
+    errors = []
+    for tr, te in TimeSeriesSplit(n_splits=4).split(series):
+        X_tr, y_tr = windows(series[tr], k)
+        X_te, y_te = windows(series[te], k)
+        m = Ridge().fit(X_tr, y_tr)
+        errors.append(mean_squared_error(y_te, m.predict(X_te)))
+    print(k, np.mean(errors))"""
+
+
+def test_rows_built_inside_a_fold_loop_are_cross_validation_not_a_test_file() -> None:
+    """Windows rebuilt from each fold of unknown data by a helper carry no fold identity, but they are built per
+    fold: choosing the window length by their mean error is cross-validation, not a choice on a test set."""
+    assert multi_test_of(FOLD_WINDOWS) == set()

@@ -212,7 +212,8 @@ def final_places(rec) -> tuple[object, bool]:
         if not ev.scored or ev.cv or ev.fit is None or ev.fit.kind != "model" or not ev.data.rows:
             continue
         at = ev.site.ran_at()
-        root = _held_file(rec, ev.data.rows, trained | split_roots)
+        in_folds = any(kind == "folds" for _loop, kind in ev.loops)  # rows built per fold are cross-validation's
+        root = None if in_folds else _held_file(rec, ev.data.rows, trained | split_roots)
         if root is not None:
             last_src[root] = max(last_src.get(root, at), at)
         elif _split_final(rec, ev.data.rows):
