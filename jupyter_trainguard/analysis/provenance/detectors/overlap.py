@@ -139,24 +139,16 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                     f"{code(ev.site)} in {ev.site.where()} evaluates the model on the rows it was fitted on by "
                     f"{model} in {fit.site.where()}: this measures memorisation, not generalisation ({trail}).",
                     evidence=evidence, severity=sev)
-    slices = _overlapping_slices(rec, pair)
-    if slices is not None:
-        sa, sb = slices
-        evidence["slices"] = [step_text(sa), step_text(sb)]
+    parted = _two_selections(rec, pair)
+    if parted is not None:
+        how, sa, sb = parted
+        evidence[how] = [step_text(sa), step_text(sb)]
         trail = path_text([("", sa), ("", sb), ("", fit.site), ("", ev.site)])
+        what = "take overlapping ranges of" if how == "slices" else "each draw rows at random from"
         return Leak("overlap", ev.site,
-                    f"{code(sa)} ({sa.where()}) and {code(sb)} ({sb.where()}) take overlapping ranges of the same "
-                    f"rows, so {code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in "
-                    f"{fit.site.where()} already trained on: the score is inflated ({trail}).", evidence=evidence)
-    draws = _separate_draws(rec, pair)
-    if draws is not None:
-        da, db = draws
-        evidence["draws"] = [step_text(da), step_text(db)]
-        trail = path_text([("", da), ("", db), ("", fit.site), ("", ev.site)])
-        return Leak("overlap", ev.site,
-                    f"{code(da)} ({da.where()}) and {code(db)} ({db.where()}) each draw rows at random from the same "
-                    f"rows, so {code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in "
-                    f"{fit.site.where()} already trained on: the score is inflated ({trail}).", evidence=evidence)
+                    f"{code(sa)} ({sa.where()}) and {code(sb)} ({sb.where()}) {what} the same rows, so "
+                    f"{code(ev.site)} in {ev.site.where()} evaluates on rows that {model} in {fit.site.where()} "
+                    f"already trained on: the score is inflated ({trail}).", evidence=evidence)
     split = _split_after(rec, pair)
     evidence["split"] = step_text(split)
     trail = path_text([("", fit.site), ("split", split), ("", ev.site)])
@@ -174,29 +166,18 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                 evidence=evidence)
 
 
-def _separate_draws(rec: Record, pair: tuple | None) -> tuple[Site, Site] | None:
-    """Where the trained and the evaluated rows were drawn apart from the same rows (`resample`, `sample`)."""
+def _two_selections(rec: Record, pair: tuple | None) -> tuple[str, Site, Site] | None:
+    """Where the trained and the evaluated rows part: two positional slices whose ranges overlap (`slices`), or
+    two random draws from the same rows (`draws`: `resample`, `sample`)."""
     if pair is None:
         return None
     for sa, sb in zip(pair[0][1:], pair[1][1:]):
         if sa == sb:
             continue
-        if sa[0] == sb[0] or {key_kind(sa[0]), key_kind(sb[0])} - {"resample", "sample"}:
+        if sa[0] == sb[0]:
             return None
+        how = "slices" if positional(sa, sb) else \
+            "draws" if not {key_kind(sa[0]), key_kind(sb[0])} - {"resample", "sample"} else None
         a, b = (selection_site(rec.selections.get(st[0])) for st in (sa, sb))
-        return (a, b) if a is not None and b is not None else None
-    return None
-
-
-def _overlapping_slices(rec: Record, pair: tuple | None) -> tuple[Site, Site] | None:
-    """Where the trained and the evaluated rows were cut as two positional slices whose ranges overlap."""
-    if pair is None:
-        return None
-    for sa, sb in zip(pair[0][1:], pair[1][1:]):
-        if sa == sb:
-            continue
-        if sa[0] == sb[0] or not positional(sa, sb):
-            return None
-        a, b = (selection_site(rec.selections.get(st[0])) for st in (sa, sb))
-        return (a, b) if a is not None and b is not None else None
+        return (how, a, b) if how is not None and a is not None and b is not None else None
     return None
