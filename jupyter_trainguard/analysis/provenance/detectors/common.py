@@ -116,7 +116,7 @@ def _split_final(rec, rows: frozenset) -> bool:
             if kind == "folds":
                 return False
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
-                training = part != "test" if kind == "split" else not held_side(rec, key, part)
+                training = part != "test" if kind == "split" else not _held_side(rec, key, part)
                 if training:
                     if kind == "split" or key in _reserved_cuts(rec):
                         return False  # a split's test part is kept aside for the end, scored yet or not
@@ -127,7 +127,7 @@ def _split_final(rec, rows: frozenset) -> bool:
     return True
 
 
-def held_side(rec, key: object, part: str) -> bool:
+def _held_side(rec, key: object, part: str) -> bool:
     """Whether this side of a cut or mask is its held-out side: the side models were not trained on when the
     other side was (`X_test = X[:1000]`, `X_train = X[1000:]`), else the later rows of a cut."""
     trained = _cache(rec).get("trained")
@@ -174,7 +174,7 @@ def _held_keys(rec, row_sets: list) -> set:
             for key, part in tok[1:]:
                 sel = rec.selections.get(key)
                 if sel is not None and sel.kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE and \
-                        held_side(rec, key, part):
+                        _held_side(rec, key, part):
                     out.add((tok[0], key))
     return out
 
@@ -197,9 +197,10 @@ def _held_file(rec, rows: frozenset, excluded: set) -> frozenset | None:
 
 
 def final_places(rec) -> tuple[object, bool]:
-    """Where the final test rows are: a source read on its own (no model trained on it, never split) that a
-    metric scores after every split's held-out part (`test.csv` with labels: the split parts before it are
-    validation sets), or else the held-out parts of the splits. Cached on the record."""
+    """Where the final test rows are: the sources read or built on their own (no model trained on them, never
+    split, not rebuilt inside a loop over folds) that a metric scores after every split's held-out part
+    (`test.csv` with labels: the split parts before it are validation sets), or else the held-out parts of the
+    splits. Cached on the record."""
     cached = _cache(rec).get("final_places")
     if cached is not None:
         return cached
