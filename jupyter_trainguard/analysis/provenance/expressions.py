@@ -165,7 +165,6 @@ class Expressions:
             out.fcols = base.fcols
         return out
 
-    # ------------------------------------------------------------ subscript
     def class_reference(self, e: ast.Name) -> Val | None:
         """An estimator class named without being called (`{'tree': DecisionTreeClassifier}`): calling it later
         builds that estimator."""
@@ -173,6 +172,7 @@ class Expressions:
         row = lookup_class(q) if q.rsplit(".", 1)[-1][:1].isupper() else None
         return Val("class", site=self.site(e)) if row is not None and row.role != "data" else None  # (site: the name)
 
+    # ------------------------------------------------------------ subscript
     def subscript(self, e: ast.Subscript) -> Val | None:
         node = e.value
         accessor = None
@@ -346,6 +346,7 @@ class Expressions:
 
 
 def _name(e: ast.Subscript) -> str | None:
+    """The name a subscript reads from (`t` in `t[i:j]` or `t.iloc[i:j]`)."""
     node = e.value.value if isinstance(e.value, ast.Attribute) and e.value.attr in ("iloc", "loc") else e.value
     return node.id if isinstance(node, ast.Name) else None
 
