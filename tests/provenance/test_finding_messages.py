@@ -84,3 +84,14 @@ m = LogisticRegression().fit(fit_rows.drop(columns="label"), fit_rows["label"])
 print(m.score(eval_rows.drop(columns="label"), eval_rows["label"]))"""
     found = [f for f in leaks(code) if f.rule_id == "LEAK003"]
     assert len(found) == 1 and "each draw rows at random from the same rows" in found[0].message
+
+
+def test_a_seeded_split_repeated_later_is_named_where_it_ran_before_the_evaluation() -> None:
+    """The same seeded split made again in a later cell holds out the same rows; the finding names the call the
+    reader sees just before the evaluation, not the first one."""
+    from jupyter_trainguard.engine import analyze_sources
+    cells = [PRELUDE, "from sklearn.impute import SimpleImputer\nimp = SimpleImputer().fit(X)",
+             "X2 = imp.transform(X)\nA, B, a, b = train_test_split(X2, y, test_size=0.2, random_state=0)",
+             "print(LogisticRegression().fit(A, a).score(B, b))"]
+    found = [f for f in analyze_sources(cells).findings if f.rule_id == "LEAK001"]
+    assert len(found) == 1 and "train_test_split(X2, y" in found[0].message

@@ -115,6 +115,31 @@ for name, kind in kinds.items():
     m.fit(Xtr, ytr)
 """
 
+LISTED = """from sklearn.ensemble import RandomForestClassifier
+new = pd.read_csv("new.csv")
+new["fare"] = new["fare"].fillna(new["fare"].mean())
+cols = {kept}
+{grow}clf = RandomForestClassifier().fit(df[cols], df["label"])
+print(accuracy_score(new["label"], clf.predict(new[cols])))
+"""
+
+INPLACE = """from sklearn.ensemble import RandomForestClassifier
+new = pd.read_csv("new.csv")
+new.loc[:, "fare"].fillna(new[new["b"] == 3]["fare"].mean(), inplace=True)
+clf = RandomForestClassifier().fit(df[{kept}], df["label"])
+print(accuracy_score(new["label"], clf.predict(new[{kept}])))
+"""
+
+BANDS = """tr, te = train_test_split(df, random_state=0)
+_, bins = pd.qcut({source}, 4, retbins=True)
+for part in [tr, te]:
+    part["band"] = 0
+    for i in range(1, 4):
+        part.loc[part["a"] >= bins[i], "band"] = i
+m = LogisticRegression().fit(tr[["band", "b"]], tr["label"])
+print(m.score(te[["band", "b"]], te["label"]))
+"""
+
 PAIRS = [
     ("a-branch-on-a-parameter-left-none-runs-alone", "LEAK001",
      CENTRE + "m = Ridge().fit(centre(Xtr), ytr)\nprint(m.score(centre(Xte), yte))",
@@ -156,6 +181,13 @@ PAIRS = [
     ("estimator-classes-kept-uncalled-in-a-dict", "LEAK007",
      CLASSES + "    print(name, accuracy_score(ytr, m.predict(Xtr)))",
      CLASSES + "    print(name, accuracy_score(yte, m.predict(Xte)))"),
+    ("columns-kept-by-a-list-bound-to-a-name", "LEAK001",
+     LISTED.format(kept="['a', 'fare']", grow=""),
+     LISTED.format(kept="['a', 'b']", grow="")),
+    ("a-column-filled-in-place-reaches-only-the-features-that-use-it", "LEAK001",
+     INPLACE.format(kept="['a', 'fare']"), INPLACE.format(kept="['a', 'b']")),
+    ("a-band-written-by-a-mask-of-learned-bins", "LEAK001",
+     BANDS.format(source="df['a']"), BANDS.format(source="tr['a']")),
     ("windows-appended-to-lists-in-a-dict-per-key", "LEAK001",
      PER_KEY.format(fit_test="sc.fit_transform(p[len(p) // 2:])"),
      PER_KEY.format(fit_test="sc.transform(p[len(p) // 2:])")),
@@ -173,3 +205,10 @@ def test_models_compared_on_rows_mapped_by_a_comprehension_share_the_test_rows()
     from jupyter_trainguard.engine import analyze_sources
     code = EMBEDDED + "for m in [LogisticRegression(), Ridge()]:\n    print(m.fit(Etr, ytr).score(Ete, yte))"
     assert "LEAK005" in {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
+
+
+def test_a_column_list_grown_in_place_is_no_longer_read_as_its_literal() -> None:
+    """`cols.append('fare')` after `cols = ['a', 'b']`: the analysis no longer knows the columns, so the imputed
+    column may be among them (it never drops a statistic it cannot prove unused)."""
+    from .pairs import leak_ids
+    assert "LEAK001" in leak_ids(PRELUDE, LISTED.format(kept="['a', 'b']", grow="cols.append('fare')\n"))

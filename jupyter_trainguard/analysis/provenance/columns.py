@@ -118,6 +118,21 @@ class Columns:
         else:
             self.str_lists.pop(name, None)
 
+    def written_column(self, t: ast.Subscript, frame: ast.Name, base: Val, v: Val | None) -> tuple:
+        """(column, value, whole column) a write targets: `df['c'] = v`, or `df.loc[mask, 'c'] = v`, where the
+        rows the mask picks decide the values too (`df.loc[df.Age >= bins[i], 'band'] = i`: what the bins learned)."""
+        sl = t.slice
+        if isinstance(sl, ast.Constant) and isinstance(sl.value, str):
+            return sl.value, v, t.value is frame
+        if not (isinstance(t.value, ast.Attribute) and t.value.attr == "loc" and isinstance(sl, ast.Tuple) and
+                len(sl.elts) == 2 and isinstance(sl.elts[1], ast.Constant) and isinstance(sl.elts[1].value, str)):
+            return None, v, False
+        parts = [p for p in (v, self.expr(sl.elts[0])) if p is not None and p.is_data]
+        if not parts:
+            return sl.elts[1].value, v, True
+        return sl.elts[1].value, Val("data", rows=base.rows, stats=frozenset().union(*(p.all_stats for p in parts)),
+                                     site=self.site(t), time=frozenset().union(*(p.time for p in parts))), True
+
     def column_written(self, name: str, base: Val, t: ast.Subscript, v: Val | None, rhs: ast.AST | None) -> Val:
         """`df[c] = rhs`: record what the column was computed from; a removed column comes back."""
         colslice = loc_cols(t.slice) if isinstance(t.value, ast.Attribute) and t.value.attr in ("loc", "at") \

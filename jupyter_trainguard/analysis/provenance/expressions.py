@@ -259,6 +259,7 @@ class Expressions:
             if base.cols and sl.value in base.cols:
                 same.stats = base.stats | base.cols[sl.value]
             return same  # a column
+        sl = self.listed_columns(sl)
         if isinstance(sl, ast.List) and sl.elts and all(isinstance(x, ast.Constant) for x in sl.elts):
             same.cols = {x.value: base.cols[x.value] for x in sl.elts if base.cols and x.value in base.cols} or None
             return same  # a list of columns
@@ -281,6 +282,16 @@ class Expressions:
                 return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
             return self.select(base, ("mask", text(sl)), "sub", "mask", e)
         return same
+
+    def listed_columns(self, sl: ast.AST) -> ast.AST:
+        """`df[features]` for `features = ['a', 'b']` (not grown since): the literal list of column names."""
+        if not isinstance(sl, ast.Name) or sl.id in self.grown:
+            return sl
+        bound, now = self.bound_nodes.get(sl.id), self.env.get(sl.id)
+        if isinstance(bound, ast.List) and now is not None and now.kind == "seq" and now.items is not None and \
+                len(now.items) == len(bound.elts):
+            return bound
+        return sl
 
     # ------------------------------------------------------- comprehensions
     def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val | None:

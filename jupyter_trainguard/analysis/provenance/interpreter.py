@@ -255,8 +255,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             return
         if not base.is_data:
             return
-        col = t.slice.value if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str) else None
-        if v is not None and v.is_data and col is not None and t.value is base_node:
+        col, v, whole = self.written_column(t, base_node, base, v)
+        if v is not None and v.is_data and col is not None and whole:
             cols = dict(base.cols or {})
             cols[col] = v.all_stats
             rows = v.rows if v.rows and unfilled(base.rows) else base.rows  # `pd.DataFrame()`: the first column's

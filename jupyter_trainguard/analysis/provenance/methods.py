@@ -317,8 +317,9 @@ class Methods:
         stats = recv.stats.union(*(a.all_stats for a in data)) if data else recv.stats
         cols = recv.cols
         if cols and attr == "drop":
-            names = {n.value for a in list(e.args[:1]) + [k.value for k in e.keywords if k.arg == "columns"]
-                     for n in ([a] if isinstance(a, ast.Constant) else getattr(a, "elts", []))
+            given = [self.listed_columns(a) for a in list(e.args[:1]) + [k.value for k in e.keywords
+                                                                         if k.arg == "columns"]]
+            names = {n.value for a in given for n in ([a] if isinstance(a, ast.Constant) else getattr(a, "elts", []))
                      if isinstance(n, ast.Constant)}
             cols = {c: v for c, v in cols.items() if c not in names} or None
         elif cols and attr not in ("copy", "fillna", "dropna", "reset_index", "astype", "sort_values", "replace",
@@ -333,10 +334,14 @@ class Methods:
         inplace = kw(e, "inplace")
         if isinstance(inplace, ast.Constant) and inplace.value is True:
             target = e.func.value
+            column = _written_column(target)
             while isinstance(target, (ast.Subscript, ast.Attribute)) and not isinstance(target, ast.Name):
                 target = target.value
             if isinstance(target, ast.Name) and target.id in self.env and self.env[target.id].is_data:
-                self.rebind(target.id, self.env[target.id], out)
+                if column is not None:  # `df['Fare'].fillna(v, inplace=True)`: as `df['Fare'] = ...`
+                    self.assign_item(ast.Subscript(value=target, slice=ast.Constant(column), ctx=ast.Store()), out, e)
+                else:
+                    self.rebind(target.id, self.env[target.id], out)
             return None
         return out
 
@@ -376,3 +381,19 @@ def _turned_off(call: ast.AST | None, name: str) -> bool:
     """The call sets `name=False`."""
     return isinstance(call, ast.Call) and any(
         k.arg == name and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
+
+
+def _written_column(node: ast.AST) -> str | None:
+    """The one column an in-place method writes: `df['c']`, `df.c`, `df.loc[:, 'c']`."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr not in ("loc", "iloc"):
+        return node.attr
+    if not isinstance(node, ast.Subscript):
+        return None
+    sl = node.slice
+    if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" and isinstance(sl, ast.Tuple) and \
+            len(sl.elts) == 2 and isinstance(sl.elts[0], ast.Slice) and sl.elts[0].lower is None and \
+            sl.elts[0].upper is None:
+        sl = sl.elts[1]
+    elif not isinstance(node.value, ast.Name):
+        return None
+    return sl.value if isinstance(sl, ast.Constant) and isinstance(sl.value, str) else None

@@ -28,6 +28,7 @@ class Selection(Record, eq=False):
     site: object  # values.Site
     shuffle: bool = True
     loops: tuple = ()  # the loops over settings whose every pass selects other rows here
+    again: list = []  # later calls that made this very selection (a seeded split repeated): their sites
 
     def __init__(self, key: object, kind: str, site: object, shuffle: bool = True, loops: tuple = ()) -> None:
         self.key = key
@@ -35,6 +36,12 @@ class Selection(Record, eq=False):
         self.site = site
         self.shuffle = shuffle
         self.loops = loops
+        self.again = []
+
+    def site_before(self, at: object) -> object:
+        """The last call that made this selection and ran before `at` (a site), else the first."""
+        ran = [s for s in [self.site, *self.again] if at is not None and s.ran_at() <= at.ran_at()]
+        return ran[-1] if ran else self.site
 
 
 RANDOM = frozenset({"split", "folds", "sample", "resample"})  # (two bootstraps of the same rows share rows)

@@ -59,6 +59,7 @@ class State:
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
+        self.grown: set[str] = set()  # names whose list was changed in place after that assignment
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
@@ -108,8 +109,11 @@ class State:
 
     def select(self, base: Val, key: object, part: str, kind: str, node: ast.AST | None) -> Val:
         """The rows of `base` that a selection (split part, slice, mask, fold) keeps."""
-        if key not in self.rec.selections:
+        sel = self.rec.selections.get(key)
+        if sel is None:
             self.rec.selections[key] = Selection(key, kind, self.site(node), loops=self.varying(key, node))
+        elif node is not None and node is not sel.site.node and not any(s.node is node for s in sel.again):
+            sel.again.append(self.site(node))  # the same split made again by another call
         return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
                    stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols,
                    time=base.time, fcols=base.fcols, flabel=base.flabel)
@@ -118,6 +122,7 @@ class State:
         """`SEED = 42`: the name stands for the literal until it is bound to something else."""
         if isinstance(target, ast.Name):
             self.bound_nodes[target.id] = value
+            self.grown.discard(target.id)
             got = self.constant(value)
             if got is UNKNOWN:
                 self.consts.pop(target.id, None)

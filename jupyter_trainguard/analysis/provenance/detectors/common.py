@@ -51,8 +51,10 @@ def sliced_bounds_count(data: Val) -> bool:
     return not any(t[0] == "window" for t in data.time)
 
 
-def selection_site(sel: Selection | None) -> Site | None:
-    return sel.site if sel is not None else None
+def selection_site(sel: Selection | None, before: Site | None = None) -> Site | None:
+    """Where a selection was made: the last call making it that ran before `before` (a repeated seeded split is
+    named where it ran last before the evaluation), else the first."""
+    return (sel.site_before(before) if before is not None else sel.site) if sel is not None else None
 
 
 def path_text(parts: list[tuple[str, Site | None]]) -> str:

@@ -43,7 +43,7 @@ def _learned(f: Fit) -> bool:
     return f.kind in LEARNERS and not getattr(f, "vocab", False)
 
 
-def _split_of(rec: Record, pair: tuple) -> Site | None:
+def _split_of(rec: Record, pair: tuple, before: Site | None = None) -> Site | None:
     """The selection that separated the evaluated rows from the rows the fit learned from (a split, slice, mask or
     fold; a resampling on the way copies rows and separates nothing)."""
     whole, part = pair
@@ -52,7 +52,7 @@ def _split_of(rec: Record, pair: tuple) -> Site | None:
     for key, _side in part[len(whole):]:
         sel = rec.selections.get(key)
         if sel is not None and sel.kind in SEPARATING:
-            return selection_site(sel)
+            return selection_site(sel, before)
     return None
 
 
@@ -72,7 +72,7 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
                 continue
             pair = stable_overlap(f.rows, held, bounds)
             seen.add(id(f))
-            split = _split_of(rec, pair)
+            split = _split_of(rec, pair, ev.site)
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
             if ev.method in MONITORED:
                 what = f"the `{ev.method}` of {code(ev.site)}"
