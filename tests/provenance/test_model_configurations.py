@@ -59,3 +59,22 @@ def test_decision_thresholds_tried_on_the_test_rows_are_several_configurations()
                      "m = RandomForestRegressor().fit(Xa, ya > 5)\np = m.predict(Xv)\n"
                      "for t in [0.3, 0.4, 0.5]:\n    print(t, mean_absolute_error(yv > 5, (p > t).astype(int)))")
     assert not compared(on_validation)
+
+
+def test_the_same_estimator_built_again_with_the_same_settings_is_one_configuration() -> None:
+    """Retraining an identical model in a later cell (to plot it, to submit it) and scoring it again compares
+    nothing; other settings or other features do."""
+    first = "m = RandomForestRegressor(n_estimators=50, random_state=0)\nm.fit(Xtr, ytr)\nprint(m.score(Xte, yte))"
+    again = first.replace("m = ", "final = ").replace("m.", "final.")
+    assert not compared(first, again)
+    assert compared(first, again.replace("n_estimators=50", "n_estimators=500"))
+    fewer = ("Xtr2, Xte2 = Xtr[['a', 'b']], Xte[['a', 'b']]\n"
+             "final = RandomForestRegressor(n_estimators=50, random_state=0)\nfinal.fit(Xtr2, ytr)\n"
+             "print(final.score(Xte2, yte))")
+    assert compared(first, fewer)
+
+
+def test_two_objects_given_other_settings_by_set_params_are_two_configurations() -> None:
+    a = "a = RandomForestRegressor()\na.set_params(max_depth=2)\na.fit(Xtr, ytr)\nprint(a.score(Xte, yte))"
+    b = "b = RandomForestRegressor()\nb.set_params(max_depth=9)\nb.fit(Xtr, ytr)\nprint(b.score(Xte, yte))"
+    assert compared(a, b)

@@ -170,7 +170,7 @@ class State:
         stats = data.all_stats if data is not None else frozenset()
         fit = Fit(kind, cls, rows, stats, self.site(node), obj=obj,
                   ylabel_only=data is not None and data.label and y is None,
-                  data_name=data.text() if data is not None else "")
+                  data_name=data.text() if data is not None else "", data_site=data.site if data is not None else None)
         self.rec.fits.append(fit)
         return fit
 

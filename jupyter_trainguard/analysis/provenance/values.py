@@ -71,9 +71,11 @@ class Fit(Record, eq=False):
     ylabel_only: bool = False  # fitted on the label only (LabelEncoder on y)
     data_name: str = ""
     config: tuple = ()  # what made this fit of a model (its settings' version, loop pass, data): fits alike share it
+    data_site: Site | None = None  # where the data fitted on was made (the same variable rebound is other data)
 
     def __init__(self, kind: str, cls: str, rows: frozenset, stats: frozenset, site: Site, obj: Obj | None = None,
-                 ylabel_only: bool = False, data_name: str = "", config: tuple = ()) -> None:
+                 ylabel_only: bool = False, data_name: str = "", config: tuple = (),
+                 data_site: Site | None = None) -> None:
         self.kind = kind
         self.cls = cls
         self.rows = rows
@@ -83,6 +85,7 @@ class Fit(Record, eq=False):
         self.ylabel_only = ylabel_only
         self.data_name = data_name
         self.config = config
+        self.data_site = data_site
 
 
 class Obj(Record, eq=False):

@@ -3,6 +3,8 @@ selection criterion. One model scored twice is not a choice; a blend scored once
 
 from __future__ import annotations
 
+import ast
+
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
@@ -22,12 +24,17 @@ def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval], list[E
     objs: dict[int, Eval] = {}
     configs = 0
     fits: set = set()
+    setups: set = set()
     each: list[Eval] = []
     for ev in evs:
         if ev.fit is not None and ev.fit.config:
             if (id(ev.obj), ev.fit.config) in fits:
                 continue
             fits.add((id(ev.obj), ev.fit.config))
+        setup = _setup(ev)
+        if setup is not None and setup in setups and id(ev.obj) not in objs:
+            continue  # the same estimator built again with the same literal settings on the same rows
+        setups.add(setup)
         each.append(ev)
         if id(ev.obj) in objs:
             configs += 1  # the same model object refitted otherwise (new settings, other data, another pass)
@@ -38,6 +45,20 @@ def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval], list[E
             rebuilt = False
         configs += 2 if rebuilt else 1  # rebuilt per setting: several configurations
     return configs, objs, each
+
+
+def _setup(ev: Eval) -> tuple | None:
+    """What a model is, when its constructor in the cells' own code takes only literals: its class and settings,
+    the data it was fitted on and its label. Two objects with the same setup are one configuration."""
+    obj, fit = ev.obj, ev.fit
+    node = obj.site.node if obj is not None and obj.site is not None else None
+    if fit is None or obj.multi > 1 or ev.loops or obj.site.via is not None or not isinstance(node, ast.Call) or \
+            obj.version:
+        return None  # (settings changed by `set_params` are not in the constructor)
+    if not all(isinstance(a, ast.Constant) for a in list(node.args) + [k.value for k in node.keywords]):
+        return None
+    data = fit.data_site.node if fit.data_site is not None else None
+    return obj.cls, ast.dump(node), fit.config[2:] if fit.config else None, fit.rows, id(data) if data else None
 
 
 def _by_task(groups: dict[tuple, list[Eval]]) -> dict[tuple, list[Eval]]:
