@@ -297,6 +297,15 @@ PAIRS = [
      "clf = TabNetClassifier()\nclf.fit(X_train=Xtr, y_train=ytr)\nprint(accuracy_score(y_true=ytr, y_pred=clf.predict(Xtr)))",
      "from pytorch_tabnet.tab_model import TabNetClassifier\nXtr, Xte, ytr, yte = train_test_split(X.values, y.values)\n"
      "clf = TabNetClassifier()\nclf.fit(X_train=Xtr, y_train=ytr)\nprint(accuracy_score(y_true=yte, y_pred=clf.predict(Xte)))"),
+    ("sklearn-column-transformer-learns-what-its-parts-learn", "LEAK001",
+     "from sklearn.compose import ColumnTransformer\nfrom sklearn.preprocessing import OneHotEncoder, StandardScaler\n"
+     "ct = ColumnTransformer([('onehot', OneHotEncoder(), ['c']), ('scale', StandardScaler(), ['a'])], remainder='passthrough')\n"
+     "Z = ct.fit_transform(df.drop(columns='label'))\nZtr, Zte, ytr, yte = train_test_split(Z, y, random_state=0)\n"
+     "print(LogisticRegression().fit(Ztr, ytr).score(Zte, yte))",
+     "from sklearn.compose import ColumnTransformer\nfrom sklearn.preprocessing import OneHotEncoder\n"
+     "ct = ColumnTransformer([('onehot', OneHotEncoder(), ['c'])], remainder='passthrough')\n"
+     "Z = ct.fit_transform(df.drop(columns='label'))\nZtr, Zte, ytr, yte = train_test_split(Z, y, random_state=0)\n"
+     "print(LogisticRegression().fit(Ztr, ytr).score(Zte, yte))"),
     ("sklearn-legacy-folds-iterated", "LEAK001",
      "from sklearn.cross_validation import KFold\nfrom sklearn.preprocessing import StandardScaler\n"
      "A, b = StandardScaler().fit_transform(X.values), y.values\n"

@@ -32,18 +32,11 @@ class Objects:
             obj.multi = 2
         if row.role == "model":  # `Sequential([norm, Dense(1)])`: a layer adapted beforehand keeps its statistics
             obj.layers = tuple(layer_objs(args + list(kws.values())))
+        if q.rsplit(".", 1)[-1] in ("ColumnTransformer", "make_column_transformer"):
+            parts = _inner_objs(args + list(kws.values()))  # one-hot columns beside passed-through ones learn no value
+            obj.vocab = bool(parts) and all(getattr(o, "vocab", False) or o.role == "stateless" for o in parts)
         if row.role in ("pipeline", "search"):
-            inner = [a for a in args + list(kws.values()) if a is not None]
-            flat = []
-            for a in inner:
-                if a.kind == "obj":
-                    flat.append(a.obj)
-                elif a.kind == "seq" and a.items:
-                    for it in a.items:
-                        if it is not None and it.kind == "obj":
-                            flat.append(it.obj)
-                        elif it is not None and it.kind == "seq" and it.items:
-                            flat += [x.obj for x in it.items if x is not None and x.kind == "obj"]
+            flat = _inner_objs(args + list(kws.values()))
             if flat:
                 obj.inner = flat[-1]
                 if row.role == "pipeline" and flat[-1].role in ("transformer", "stateless", "pipeline") and \
@@ -152,3 +145,17 @@ def layer_objs(vals: list) -> list:
         out += [m.obj for m in members if m is not None and m.kind == "obj" and m.obj.role == "transformer"]
     return out
 
+
+def _inner_objs(vals: list) -> list:
+    """The estimators given to a pipeline, search or column transformer (directly, in a list, or in its tuples)."""
+    flat = []
+    for a in (v for v in vals if v is not None):
+        if a.kind == "obj":
+            flat.append(a.obj)
+        elif a.kind == "seq" and a.items:
+            for it in a.items:
+                if it is not None and it.kind == "obj":
+                    flat.append(it.obj)
+                elif it is not None and it.kind == "seq" and it.items:
+                    flat += [x.obj for x in it.items if x is not None and x.kind == "obj"]
+    return flat
