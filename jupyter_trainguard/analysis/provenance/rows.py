@@ -11,7 +11,7 @@ rows are assumed disjoint: the analysis never invents an overlap it cannot prove
 
 from __future__ import annotations
 
-from ...findings import Record
+from ...findings import FACTORY, Record, factory
 
 Token = tuple
 Rows = frozenset
@@ -28,15 +28,16 @@ class Selection(Record, eq=False):
     site: object  # values.Site
     shuffle: bool = True
     loops: tuple = ()  # the loops over settings whose every pass selects other rows here
-    again: list = []  # later calls that made this very selection (a seeded split repeated): their sites
+    again: list = factory(list)  # later calls that made this very selection (a seeded split repeated): their sites
 
-    def __init__(self, key: object, kind: str, site: object, shuffle: bool = True, loops: tuple = ()) -> None:
+    def __init__(self, key: object, kind: str, site: object, shuffle: bool = True, loops: tuple = (),
+                 again: list = FACTORY) -> None:
         self.key = key
         self.kind = kind
         self.site = site
         self.shuffle = shuffle
         self.loops = loops
-        self.again = []
+        self.again = [] if again is FACTORY else again
 
     def site_before(self, at: object) -> object:
         """The last call that made this selection and ran before `at` (a site), else the first."""
