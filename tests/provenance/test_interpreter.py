@@ -120,6 +120,15 @@ def test_row_positions_split_once_or_twice_select_the_same_parts_of_whatever_the
     assert env["C"].rows == env["D"].rows  # labels and features at the same positions: the same rows
 
 
+def test_a_stack_cut_at_the_length_of_its_first_part_recovers_the_parts():
+    rec = run(["import pandas as pd",
+               "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\nn = train.shape[0]\n"
+               "both = pd.concat([train, test])\nA, B = both[:len(train)], both[len(train):]\nC, D = both[:n], both[n:]"])
+    env = rec.env
+    assert env["A"].rows == env["train"].rows == env["C"].rows
+    assert env["B"].rows == env["test"].rows == env["D"].rows
+
+
 def test_unknown_code_does_not_break_the_analysis():
     rec = run(["import mystery\nimport numpy as np",
                "X = np.load('x.npy')\nobj = mystery.Thing(X)[0].frobnicate(lambda q: q ** 2)\n"

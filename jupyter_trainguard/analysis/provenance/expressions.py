@@ -240,6 +240,10 @@ class Expressions:
                 return same  # a sliding window (`a[i - 60:i]` in a loop) sweeps over all the rows
             if sl.step is not None and sl.lower is None and sl.upper is None:
                 return same
+            stacked = self.stacked_part(base, sl)
+            if stacked is not None:
+                same.rows = stacked
+                return same
             if sl.lower is None:
                 return self.select(base, ("pos", _norm(sl.upper)), "lo", "slice", e)
             if sl.upper is None:
@@ -282,6 +286,26 @@ class Expressions:
                 return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
             return self.select(base, ("mask", text(sl)), "sub", "mask", e)
         return same
+
+    def stacked_part(self, base: Val, sl: ast.Slice) -> frozenset | None:
+        """`all_data[:len(train)]` / `all_data[ntrain:]` of frames stacked with `concat([train, test])`: the cut
+        at the length of a part the stack holds recovers that part's rows (and the rest), not a new selection."""
+        bound = sl.upper if sl.lower is None else sl.lower if sl.upper is None else None
+        if isinstance(bound, ast.Name) and isinstance(self.bound_nodes.get(bound.id), ast.expr):
+            bound = self.bound_nodes[bound.id]  # `ntrain = train.shape[0]`
+        if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
+            part_node = bound.value.value  # `train.shape[0]`
+        elif isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and bound.args:
+            part_node = bound.args[0]
+        else:
+            return None
+        part = self.env.get(part_node.id) if isinstance(part_node, ast.Name) else None
+        roots = {tok[0] for tok in part.rows} if part is not None and part.is_data else set()
+        all_roots = {tok[0] for tok in base.rows}
+        if not roots or not roots < all_roots:
+            return None
+        first = frozenset(tok for tok in base.rows if tok[0] in roots)
+        return first if sl.lower is None else frozenset(base.rows) - first
 
     def listed_columns(self, sl: ast.AST) -> ast.AST:
         """`df[features]` for `features = ['a', 'b']` (not grown since): the literal list of column names."""
