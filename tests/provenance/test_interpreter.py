@@ -123,7 +123,8 @@ def test_row_positions_split_once_or_twice_select_the_same_parts_of_whatever_the
 def test_a_stack_cut_at_the_length_of_its_first_part_recovers_the_parts():
     rec = run(["import pandas as pd",
                "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\nn = train.shape[0]\n"
-               "both = pd.concat([train, test])\nA, B = both[:len(train)], both[len(train):]\nC, D = both[:n], both[n:]"])
+               "both = pd.concat([train, test])\nA, B = both[:len(train)], both[len(train):]\n"
+               "C, D = both[:n], both[n:]"])
     env = rec.env
     assert env["A"].rows == env["train"].rows == env["C"].rows
     assert env["B"].rows == env["test"].rows == env["D"].rows
