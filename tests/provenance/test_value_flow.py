@@ -207,8 +207,8 @@ def test_models_compared_on_rows_mapped_by_a_comprehension_share_the_test_rows()
     assert "LEAK005" in {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
 
 
-def test_a_column_list_grown_in_place_is_no_longer_read_as_its_literal() -> None:
-    """`cols.append('fare')` after `cols = ['a', 'b']`: the analysis no longer knows the columns, so the imputed
-    column may be among them (it never drops a statistic it cannot prove unused)."""
+def test_a_column_list_grown_in_place_selects_what_it_holds_then() -> None:
+    """`cols.append('fare')` after `cols = ['a', 'b']`: the list now holds the imputed column, and only then."""
     from .pairs import leak_ids
     assert "LEAK001" in leak_ids(PRELUDE, LISTED.format(kept="['a', 'b']", grow="cols.append('fare')\n"))
+    assert not leak_ids(PRELUDE, LISTED.format(kept="['a', 'b', 'fare']", grow="cols.remove('fare')\n"))

@@ -124,13 +124,13 @@ class Columns:
         sl = t.slice
         if isinstance(sl, ast.Constant) and isinstance(sl.value, str):
             return sl.value, v, t.value is frame
-        if not (isinstance(t.value, ast.Attribute) and t.value.attr == "loc" and isinstance(sl, ast.Tuple) and
-                len(sl.elts) == 2 and isinstance(sl.elts[1], ast.Constant) and isinstance(sl.elts[1].value, str)):
+        col = loc_cols(sl) if isinstance(t.value, ast.Attribute) and t.value.attr == "loc" else None
+        if not (isinstance(col, ast.Constant) and isinstance(col.value, str)):
             return None, v, False
         parts = [p for p in (v, self.expr(sl.elts[0])) if p is not None and p.is_data]
         if not parts:
-            return sl.elts[1].value, v, True
-        return sl.elts[1].value, Val("data", rows=base.rows, stats=frozenset().union(*(p.all_stats for p in parts)),
+            return col.value, v, True
+        return col.value, Val("data", rows=base.rows, stats=frozenset().union(*(p.all_stats for p in parts)),
                                      site=self.site(t), time=frozenset().union(*(p.time for p in parts))), True
 
     def column_written(self, name: str, base: Val, t: ast.Subscript, v: Val | None, rhs: ast.AST | None) -> Val:

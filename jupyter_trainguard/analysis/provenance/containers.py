@@ -12,8 +12,6 @@ class Containers:
     """Mixin: methods of lists and dicts."""
 
     def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
-        if attr in ("append", "extend", "insert", "remove", "pop", "clear") and isinstance(e.func.value, ast.Name):
-            self.grown.add(e.func.value.id)
         if attr in ("index", "sort"):
             self.note_choice([recv], e)  # scores.index(max(scores)), scores.sort()
         if attr == "items" and recv.keys is not None:

@@ -308,13 +308,11 @@ class Expressions:
         return first if sl.lower is None else frozenset(base.rows) - first
 
     def listed_columns(self, sl: ast.AST) -> ast.AST:
-        """`df[features]` for `features = ['a', 'b']` (not grown since): the literal list of column names."""
-        if not isinstance(sl, ast.Name) or sl.id in self.grown:
-            return sl
-        bound, now = self.bound_nodes.get(sl.id), self.env.get(sl.id)
-        if isinstance(bound, ast.List) and now is not None and now.kind == "seq" and now.items is not None and \
-                len(now.items) == len(bound.elts):
-            return bound
+        """`df[features]` for a name bound to a known list of column names (grown or shrunk in place as the
+        column-list tracking follows it): that list, as a literal."""
+        spec = self.col_spec(sl) if isinstance(sl, ast.Name) else None
+        if spec is not None and spec[0] == "sel" and spec[1]:
+            return ast.List(elts=[ast.Constant(c) for c in spec[1]], ctx=ast.Load())
         return sl
 
     # ------------------------------------------------------- comprehensions

@@ -9,6 +9,7 @@ from .api.numpy_api import RANDOM_DRAWS
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
 from .astutil import const, kw, names_time, text
+from .columns import loc_cols
 from .objects import layer_objs
 from .rows import DUP
 from .training import EARLY, stops_early
@@ -390,10 +391,9 @@ def _written_column(node: ast.AST) -> str | None:
     if not isinstance(node, ast.Subscript):
         return None
     sl = node.slice
-    if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" and isinstance(sl, ast.Tuple) and \
-            len(sl.elts) == 2 and isinstance(sl.elts[0], ast.Slice) and sl.elts[0].lower is None and \
-            sl.elts[0].upper is None:
-        sl = sl.elts[1]
+    if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" and loc_cols(sl) is not None and \
+            isinstance(sl.elts[0], ast.Slice) and sl.elts[0].lower is None and sl.elts[0].upper is None:
+        sl = loc_cols(sl)  # `df.loc[:, 'c']`: every row of one column
     elif not isinstance(node.value, ast.Name):
         return None
     return sl.value if isinstance(sl, ast.Constant) and isinstance(sl.value, str) else None

@@ -59,7 +59,6 @@ class State:
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
-        self.grown: set[str] = set()  # names whose list was changed in place after that assignment
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
@@ -122,7 +121,6 @@ class State:
         """`SEED = 42`: the name stands for the literal until it is bound to something else."""
         if isinstance(target, ast.Name):
             self.bound_nodes[target.id] = value
-            self.grown.discard(target.id)
             got = self.constant(value)
             if got is UNKNOWN:
                 self.consts.pop(target.id, None)
