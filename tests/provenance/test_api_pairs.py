@@ -556,3 +556,37 @@ def test_a_dataset_class_normalising_by_its_rows_carries_that_into_every_split()
     given = ("tr_df = df.sample(frac=0.8, random_state=0)\nva_df = df.drop(tr_df.index)\n"
              "x = tr_df[['a', 'b']].values\ntr = Table(tr_df)\nva = Table(va_df, x.mean(0), x.std(0))\n")
     assert not _rule_ids(DATASET_CLASS, given + TRAIN_AND_SCORE) & {"LEAK001", "LEAK003", "LEAK007"}
+
+
+HAND_ACCURACY = """import torch
+from torch import nn
+X, y = torch.randn(200, 2), torch.randint(0, 2, (200, 1)).float()
+X_train, X_test, y_train, y_test = X[:160], X[160:], y[:160], y[160:]
+def accuracy(y_true, y_pred):
+    return torch.eq(y_true.squeeze(), y_pred.squeeze()).sum().item() / len(y_true)
+net = nn.Linear(2, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for epoch in range(50):
+    loss = nn.functional.binary_cross_entropy_with_logits(net(X_train), y_train)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+with torch.no_grad():
+    print(accuracy(y_test, torch.round(torch.sigmoid(net({rows})))))
+"""
+
+
+def test_predictions_compared_with_labels_through_torch_eq_are_scored() -> None:
+    """`torch.eq(y, torch.round(p))` is `y == p` written as calls: scoring the training rows is overlap, the
+    held-out rows are fine (the loss on the training rows is what training minimises, not a score)."""
+    assert "LEAK007" in _rule_ids(HAND_ACCURACY.format(rows="X_train"))
+    assert "LEAK007" not in _rule_ids(HAND_ACCURACY.format(rows="X_test"))
+
+
+def test_numpy_differences_written_as_calls_are_scored() -> None:
+    src = ("import numpy as np\nfrom sklearn.linear_model import LinearRegression\n"
+           "X, y = np.random.rand(100, 3), np.random.rand(100)\n"
+           "m = LinearRegression().fit(X[:80], y[:80])\n"
+           "print(np.abs(np.subtract(y[{s}], np.round(m.predict(X[{s}]), 2))).mean())\n")
+    assert "LEAK007" in _rule_ids(src.format(s=":80"))
+    assert "LEAK007" not in _rule_ids(src.format(s="80:"))

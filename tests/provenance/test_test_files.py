@@ -207,3 +207,27 @@ def test_rows_built_inside_a_fold_loop_are_cross_validation_not_a_test_file() ->
     """Windows rebuilt from each fold of unknown data by a helper carry no fold identity, but they are built per
     fold: choosing the window length by their mean error is cross-validation, not a choice on a test set."""
     assert multi_test_of(FOLD_WINDOWS) == set()
+
+
+SPLIT_HELD_AGAIN = """Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
+Xte, Xva, yte, yva = train_test_split(Xte, yte, test_size=0.5, random_state=0)
+best, best_acc = 1, 0.0
+for d in [2, 4, 8]:
+    acc = DecisionTreeClassifier(max_depth=d).fit(Xtr, ytr).score({first}, {first_y})
+    if acc > best_acc:
+        best, best_acc = d, acc
+final = DecisionTreeClassifier(max_depth=best).fit(Xtr, ytr)
+print(accuracy_score({last_y}, final.predict({last})))"""
+
+
+def test_held_out_rows_split_again_make_the_part_scored_last_the_test_set() -> None:
+    """Held-out rows split again give two held-out sets, whichever the split calls its test part: the one scored
+    after the choice is the test set, and the setting chosen on the other is built once more and scored once."""
+    tuned_on_second_part = SPLIT_HELD_AGAIN.format(first="Xva", first_y="yva", last="Xte", last_y="yte")
+    assert multi_test(tuned_on_second_part) == set()
+    tuned_on_first_part = SPLIT_HELD_AGAIN.format(first="Xte", first_y="yte", last="Xva", last_y="yva")
+    assert multi_test(tuned_on_first_part) == set()
+    glance = "print(DecisionTreeClassifier().fit(Xtr, ytr).score(Xva, yva))\n"
+    tuned_on_the_part_scored_last = SPLIT_HELD_AGAIN.format(first="Xte", first_y="yte", last="Xte", last_y="yte")
+    tuned_on_the_part_scored_last = tuned_on_the_part_scored_last.replace("best, best_acc", glance + "best, best_acc")
+    assert "LEAK004" in multi_test(tuned_on_the_part_scored_last)

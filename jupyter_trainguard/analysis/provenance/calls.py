@@ -6,7 +6,7 @@ import ast
 
 from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_name
 from .api import lookup_class, lookup_func
-from .api.numpy_api import RANDOM_DRAWS
+from .api.numpy_api import ELEMENTWISE, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, literal_points, text
 from .columns import strings
@@ -19,6 +19,7 @@ RNG_MAKERS = frozenset({"default_rng", "RandomState", "Generator", "Random"})  #
 _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "repr", "format", "round", "int",
                      "float", "abs", "bool", "id", "hasattr", "getattr", "setattr", "plot", "show", "figure",
                      "subplots", "title", "xlabel", "ylabel", "legend", "savefig", "scatter", "hist", "barplot"})
+_BUILTINS = frozenset({"round", "abs", "int", "float", "bool"})
 
 
 def _axis(e: ast.Call) -> object:
@@ -87,7 +88,7 @@ class Calls:
             return self.library_function(q, frow.effect, e, args, kws)
         if root in DATASET_ROOTS and ".datasets." in q:
             return self.declared_split(e, args, kws)
-        if leaf in _PRINTS or leaf in _LOGS:
+        if leaf in _PRINTS and (q == leaf or leaf not in _BUILTINS) or leaf in _LOGS:  # (`np.round(p)` is data)
             if leaf in ("print", "display", "info", "write") or leaf in _LOGS:
                 self.reported(e, args + list(kws.values()))
             return None
@@ -102,7 +103,7 @@ class Calls:
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
-        if data and scores_by_name(leaf):
+        if data and (scores_by_name(leaf) or leaf in ELEMENTWISE and root in ("numpy", "torch")):
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)

@@ -27,8 +27,7 @@ class Objects:
             if row.role == "trainer" and q.startswith("transformers") or q.endswith(("Seq2SeqTrainer", "SFTTrainer")):
                 self.trainer(obj, e, args, kws)
             return Val("obj", obj=obj, site=self.site(e))
-        if any(a is not None and a.hyper and a.kind != "seq" for a in args + list(kws.values())) or any(
-                k == "settings" for _, k, _ in self.loops):
+        if any(k == "settings" for _, k, _ in self.loops):
             obj.multi = 2
         if row.role == "model":  # `Sequential([norm, Dense(1)])`: a layer adapted beforehand keeps its statistics
             obj.layers = tuple(layer_objs(args + list(kws.values())))

@@ -118,7 +118,7 @@ def _split_final(rec, rows: frozenset) -> bool:
             if kind == "folds":
                 return False
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
-                training = part != "test" if kind == "split" else not _held_side(rec, key, part)
+                training = not _held_side(rec, key, part)
                 if training:
                     if kind == "split" or key in _reserved_cuts(rec):
                         return False  # a split's test part is kept aside for the end, scored yet or not
@@ -130,16 +130,40 @@ def _split_final(rec, rows: frozenset) -> bool:
 
 
 def _held_side(rec, key: object, part: str) -> bool:
-    """Whether this side of a cut or mask is its held-out side: the side models were not trained on when the
-    other side was (`X_test = X[:1000]`, `X_train = X[1000:]`), else the later rows of a cut."""
+    """Whether this side of a split, cut or mask is its held-out side. Several sides no model is trained on but
+    models are scored on (held-out rows split again, `X_test, X_val = train_test_split(X_test)`): the side scored
+    last. Else a split's test part, and of a cut the side models were not trained on when the other side was
+    (`X_test = X[:1000]`, `X_train = X[1000:]`), else its later rows."""
     trained = _cache(rec).get("trained")
     if trained is None:
         trained = _cache(rec)["trained"] = {step for f in rec.fits if f.kind == "model" for tok in f.rows
                                               for step in tok[1:]}
     if (key, part) in trained:
         return False
-    others = {p for k, p in trained if k == key}
-    return bool(others) or part in HELD_SIDE
+    last = _scored_last(rec, trained).get(key)
+    if last is not None:
+        return part == last
+    sel = rec.selections.get(key)
+    if sel is not None and sel.kind == "split":
+        return part in HELD_SIDE  # a split's test part is kept aside for the end, scored yet or not
+    return any(k == key for k, _p in trained) or part in HELD_SIDE
+
+
+def _scored_last(rec, trained: set) -> dict:
+    """For each selection with several sides no model is trained on but models are scored on (held-out rows
+    split again into a validation and a test set): the side whose last score comes later."""
+    cached = _cache(rec).get("scored_last")
+    if cached is None:
+        order: dict = {}
+        for i, ev in enumerate(rec.evals):
+            if ev.scored and not ev.cv and ev.fit is not None and ev.fit.kind == "model":
+                for tok in ev.data.rows:
+                    for step in tok[1:]:
+                        if step not in trained:
+                            order.setdefault(step[0], {})[step[1]] = i
+        cached = _cache(rec)["scored_last"] = {key: max(parts, key=parts.get) for key, parts in order.items()
+                                               if len(parts) > 1}
+    return cached
 
 
 def _cache(rec) -> dict:
