@@ -208,7 +208,10 @@ class Calls:
                 self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
                 self.supervised(e, est.obj.cls, x, args[2] if len(args) > 2 else kws.get("y"))
             return self.derive(e, [x], kind="score") if x is not None else None
+        if effect == "calendar":
+            return Val("data", site=self.site(e))
         if effect == "metric":
+            self.forecast_scored(args + list(kws.values()))
             self.mark_scored(args + list(kws.values()), e)
             out = self.derive(e, args + list(kws.values()), kind="score")
             return out

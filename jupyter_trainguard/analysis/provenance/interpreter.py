@@ -17,6 +17,7 @@ from .columns import Columns
 from .containers import Containers
 from .curves import Curves
 from .expressions import Expressions
+from .forecasts import Forecasts
 from .functions import STEP_BUDGET, Functions
 from .methods import Methods
 from .objects import Objects
@@ -31,7 +32,7 @@ MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up t
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  State):
+                  Forecasts, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:

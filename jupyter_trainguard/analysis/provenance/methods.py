@@ -10,6 +10,7 @@ from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHOD
 from .api.sklearn import UNSUPERVISED
 from .astutil import const, kw, names_time, text
 from .columns import loc_cols
+from .forecasts import HORIZON
 from .objects import layer_objs
 from .rows import DUP
 from .training import EARLY, stops_early
@@ -24,7 +25,8 @@ TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "se
                        "flow_from_dataframe",
                        "standardize", "inverse_transform", "fit_transform", "decision_path", "apply"})
 PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
-                     "predict_on_batch", "forecast", "get_prediction", "kneighbors", "predict_generator"})
+                     "predict_on_batch", "forecast", "get_forecast", "get_prediction", "kneighbors",
+                     "predict_generator"})
 SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
 ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a value's place in the sorted vocabulary
@@ -115,11 +117,13 @@ class Methods:
         if attr in FIT:
             return self.fit_call(obj, recv, attr, x, y, e, kws)
         if attr in PREDICT:
-            if x is None and obj.bound is not None and attr == "predict":
+            horizon = False
+            if x is None and attr in ("predict", "forecast", "get_forecast"):
                 x = self.forecast_rows(obj, e, kws)
+                horizon = x is not None and not x.rows
             if x is None:
                 return None
-            return self.prediction(obj, x, attr, e)
+            return self.prediction(obj, x, HORIZON if horizon else attr, e)
         if attr in SCORE:
             if x is None:
                 return None
@@ -154,15 +158,6 @@ class Methods:
                 break
             col = next(iter(refs))
         return col
-
-    def forecast_rows(self, obj: Obj, e: ast.Call, kws: dict) -> Val | None:
-        """The rows a statsmodels result predicts without new data: its own rows in-sample (`res.predict()`), or
-        the range `start`/`end` name (`predict(start=test.index[0], end=test.index[-1])`: the test rows; positions
-        given as numbers: rows the analysis cannot name)."""
-        if not e.args and not e.keywords:
-            return obj.bound[0]
-        named = [v for k in ("start", "end") if (v := kws.get(k)) is not None and v.is_data]
-        return self.derive(e, named) if named else None
 
     def through_layers(self, obj: Obj, x: Val) -> Val:
         """Data entering a network passes its adapted preprocessing layers: it carries what they learned."""

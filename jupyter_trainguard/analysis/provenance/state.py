@@ -204,6 +204,7 @@ class State:
         """Predictions set against rows of labels (compared, subtracted, tabulated): `out` is their score."""
         preds = [v for v in data if v.kind == "pred"]
         if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
+            self.forecast_scored(data)
             self.mark_scored(preds, node)
             out.kind = "score"
         return out

@@ -15,6 +15,8 @@ FUNCS: dict[str, FuncRow] = {
     "merge": FuncRow("merge", PD),
     **{n: FuncRow("stateless", PD) for n in ("get_dummies", "cut", "crosstab", "melt", "pivot_table")},
     "qcut": FuncRow("statistic", PD),
+    # a calendar between two dates (`pd.date_range(df.index.min(), df.index.max())`) holds dates, no rows' values
+    **{n: FuncRow("calendar", PD) for n in ("date_range", "bdate_range", "period_range", "timedelta_range")},
 }
 
 # methods on frames/series

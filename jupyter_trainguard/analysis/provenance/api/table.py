@@ -34,7 +34,8 @@ class FuncRow(FrozenRecord):
     effect: split | random_split | array_split | cv | metric | read | build | concat | merge | stateless |
     scale (fit and transform at once) | statistic | train (native booster training) | resample (bootstrap) |
     dataset (a library dataset whose split is declared) | load_split (a loader returning (train, test)) |
-    curve (fits a curve's parameters to rows: a model) | curve_apply (a fitted curve evaluated at new points).
+    curve (fits a curve's parameters to rows: a model) | curve_apply (a fitted curve evaluated at new points) |
+    calendar (dates between bounds: no rows, nothing learned).
     """
 
     effect: str

@@ -1,0 +1,44 @@
+"""Forecasts: a time-series model fitted on a history predicts the rows after it. `res.predict()` with nothing
+given is in-sample; `start`/`end` given as rows of data name the rows forecast; a horizon (`forecast(steps=90)`,
+`get_forecast(len(test))`, `predict(start=len(train), end=...)`, Prophet's `predict(make_future_dataframe(...))`)
+names no rows. A metric that sets such a forecast against rows of labels tells which rows it forecast: those
+rows, when the model was not fitted on any of them (a forecast is never of its own history)."""
+
+from __future__ import annotations
+
+import ast
+
+from .api.forecasting import FORECAST
+from .rows import overlap
+from .values import Obj, Val
+
+HORIZON = "forecast"  # the method recorded for an evaluation whose rows a horizon left unnamed
+
+
+class Forecasts:
+    """Mixin: the rows a forecaster predicts."""
+
+    def forecast_rows(self, obj: Obj, e: ast.Call, kws: dict) -> Val | None:
+        """The rows a model fitted on a history predicts without rows given: its own rows in-sample
+        (`res.predict()`), the range `start`/`end` name (`predict(start=test.index[0], end=test.index[-1])`), or
+        a horizon: rows the call does not name (no rows yet)."""
+        if obj.bound is not None and not e.args and not e.keywords:
+            return obj.bound[0]
+        named = [v for k in ("start", "end") if (v := kws.get(k)) is not None and v.is_data]
+        if named:
+            return self.derive(e, named)
+        if obj.bound is not None or obj.cls.split(".", 1)[0] in FORECAST:
+            return Val("data", rows=frozenset(), site=self.site(e))
+        return None
+
+    def forecast_scored(self, vals: list) -> None:
+        """A metric sets forecasts of a horizon against rows of labels: those are the rows forecast."""
+        flat = [v for v in vals if v is not None]
+        labels = next((v for v in flat if v.kind == "data" and v.rows and not v.evals), None)
+        if labels is None:
+            return
+        for v in flat:
+            for ev in v.evals if v.kind == "pred" else ():
+                if ev.method == HORIZON and not ev.data.rows and ev.fit is not None and \
+                        overlap(ev.fit.rows, labels.rows) is None:
+                    ev.data = labels
