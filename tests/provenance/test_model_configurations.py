@@ -78,3 +78,19 @@ def test_two_objects_given_other_settings_by_set_params_are_two_configurations()
     a = "a = RandomForestRegressor()\na.set_params(max_depth=2)\na.fit(Xtr, ytr)\nprint(a.score(Xte, yte))"
     b = "b = RandomForestRegressor()\nb.set_params(max_depth=9)\nb.fit(Xtr, ytr)\nprint(b.score(Xte, yte))"
     assert compared(a, b)
+
+
+CV_ON = """from sklearn.linear_model import RidgeCV
+from sklearn.model_selection import cross_val_score
+def cv_rmse(model, X, y):
+    return np.sqrt(-cross_val_score(model, X, y, scoring="neg_mean_squared_error", cv=5)).mean()
+for model in [RidgeCV(), RandomForestRegressor(random_state=0)]:
+    model.fit(Xtr, ytr)
+    print(type(model).__name__, cv_rmse(model, {rows}, {labels}))"""
+
+
+def test_models_compared_by_cross_validation_on_the_test_rows_are_compared_on_them() -> None:
+    """Cross-validating candidates on the held-out test rows ranks them by those rows: the test set chooses.
+    Cross-validation on the training rows is what it is for."""
+    assert compared(CV_ON.format(rows="Xte", labels="yte"))
+    assert not compared(CV_ON.format(rows="Xtr", labels="ytr"))

@@ -86,8 +86,10 @@ def _model_name(obj, depth: int = 0) -> str:
 def multitest_leaks(rec: Record) -> list[Leak]:
     groups: dict[tuple, list[Eval]] = {}
     for ev in rec.evals:
-        if ev.cv or not ev.scored or ev.fit is None or ev.fit.kind != "model" or not _held_out(ev):
+        if not ev.scored or ev.fit is None or ev.fit.kind != "model" or not _held_out(ev):
             continue
+        if ev.cv and not final_test(rec, ev.data.rows):
+            continue  # cross-validation compares candidates on folds of training rows (on the test rows, it does not)
         if ev.blended_only:
             continue
         groups.setdefault((ev.data.rows, None), []).append(ev)
