@@ -590,3 +590,44 @@ def test_numpy_differences_written_as_calls_are_scored() -> None:
            "print(np.abs(np.subtract(y[{s}], np.round(m.predict(X[{s}]), 2))).mean())\n")
     assert "LEAK007" in _rule_ids(src.format(s=":80"))
     assert "LEAK007" not in _rule_ids(src.format(s="80:"))
+
+
+TRAIN_STEP = """import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+X, y = torch.randn(600, 8), torch.randint(0, 2, (600,))
+train_dl = DataLoader(TensorDataset(X[:500], y[:500]), batch_size=50)
+net = nn.Sequential(nn.Linear(8, 2))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for epoch in range(3):
+    for xb, yb in train_dl:
+        out = net(xb)
+{step}
+"""
+LOSS_STEP = """        loss = nn.functional.cross_entropy(out, yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()"""
+HAND_LOSS_STEP = """        loss = ((out[:, 1] - yb.float()) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()"""
+ACCURACY = """        print((out.argmax(1) == yb).float().mean().item())"""
+TEST_SCORE = """with torch.no_grad():
+    print((net(X[500:]).argmax(1) == y[500:]).float().mean().item())"""
+
+
+def _leak007(*cells: str) -> list:
+    return [f for f in analyze_sources(list(cells)).findings if f.rule_id == "LEAK007"]
+
+
+def test_a_running_training_accuracy_scores_the_training_batches() -> None:
+    """The training step's own forward pass set against the batch's labels with `==` is a training score; the
+    loss it minimises is not, nor is a hand-written loss (a difference that reaches `backward`)."""
+    found = _leak007(TRAIN_STEP.format(step=LOSS_STEP + "\n" + ACCURACY))
+    assert len(found) == 1 and "training step's own forward pass `net(xb)`" in found[0].message
+    assert found[0].severity.value == "error"
+    with_test = _leak007(TRAIN_STEP.format(step=LOSS_STEP + "\n" + ACCURACY), TEST_SCORE)
+    assert [f.severity.value for f in with_test] == ["warning"]
+    assert _leak007(TRAIN_STEP.format(step=LOSS_STEP), TEST_SCORE) == []
+    assert _leak007(TRAIN_STEP.format(step=HAND_LOSS_STEP), TEST_SCORE) == []

@@ -231,3 +231,13 @@ def test_held_out_rows_split_again_make_the_part_scored_last_the_test_set() -> N
     tuned_on_the_part_scored_last = SPLIT_HELD_AGAIN.format(first="Xte", first_y="yte", last="Xte", last_y="yte")
     tuned_on_the_part_scored_last = tuned_on_the_part_scored_last.replace("best, best_acc", glance + "best, best_acc")
     assert "LEAK004" in multi_test(tuned_on_the_part_scored_last)
+
+
+def test_a_search_fitted_on_the_test_part_stays_a_choice_on_the_test_set() -> None:
+    """A model fitted on a split's test part does not make it a training part: a search fitted there chooses by
+    the rows the final model is then scored on."""
+    search = ("from sklearn.model_selection import GridSearchCV\n"
+              "Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0)\n"
+              "grid = GridSearchCV(DecisionTreeClassifier(), {'max_depth': [2, 4, 8]}, cv=3).fit(Xte, yte)\n"
+              "m = DecisionTreeClassifier(**grid.best_params_).fit(Xtr, ytr)\nprint(m.score(Xte, yte))")
+    assert "LEAK004" in multi_test(search)

@@ -212,7 +212,7 @@ class Calls:
             return Val("data", site=self.site(e))
         if effect == "metric":
             self.forecast_scored(args + list(kws.values()))
-            self.mark_scored(args + list(kws.values()), e)
+            self.mark_scored(args + list(kws.values()), e, loss=q.startswith("torch"))  # torch's are losses
             out = self.derive(e, args + list(kws.values()), kind="score")
             return out
         if effect == "read":

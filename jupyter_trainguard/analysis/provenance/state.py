@@ -9,7 +9,7 @@ from ...findings import FACTORY, factory
 from ...findings import Record as _Record
 from .astutil import read_path
 from .rows import Selection, covered, extend, union
-from .values import Eval, Fit, Site, Val, graph_layers, site_of
+from .values import TRAIN_FORWARD, Eval, Fit, Site, Val, graph_layers, site_of
 
 
 class Record(_Record):
@@ -201,16 +201,20 @@ class State:
             for ev in v.evals)
 
     def against_labels(self, out: Val | None, data: list[Val], node: ast.AST) -> Val | None:
-        """Predictions set against rows of labels (compared, subtracted, tabulated): `out` is their score."""
+        """Predictions set against rows of labels (compared, subtracted, tabulated): `out` is their score. A
+        difference may be a hand-written loss: it scores no training batch's own forward pass."""
         preds = [v for v in data if v.kind == "pred"]
         if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
             self.forecast_scored(data)
-            self.mark_scored(preds, node)
+            f = node.func if isinstance(node, ast.Call) else None
+            leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            self.mark_scored(preds, node, loss=isinstance(node, ast.BinOp) or leaf in ("sub", "subtract"))
             out.kind = "score"
         return out
 
-    def mark_scored(self, vals: list[Val | None], node: ast.AST) -> None:
-        """A metric (or a comparison with the labels) read these predictions: their evaluations are scored."""
+    def mark_scored(self, vals: list[Val | None], node: ast.AST, loss: bool = False) -> None:
+        """A metric (or a comparison with the labels) read these predictions: their evaluations are scored. A
+        training loss reads a training batch's forward pass without scoring it."""
         s = None
         for v in [x for val in vals for x in _flat(val)]:  # a list of predictions gathered one by one, too
             if v is None:
@@ -220,6 +224,10 @@ class State:
             # scores another configuration
             tuned = (blend or v.hyper) and any(kind == "settings" for _, kind, _ in self.loops)
             for ev in v.evals:
+                if ev.method == TRAIN_FORWARD and (loss or ev.scored):
+                    continue
+                if ev.method == TRAIN_FORWARD:
+                    self.rec.evals.append(ev)
                 if tuned:
                     ev.alone, ev.blended_only, ev.tuned = True, False, True
                 elif not blend:

@@ -10,7 +10,7 @@ import ast
 
 from .astutil import const, kw
 from .rows import union
-from .values import Fit, Obj, Val
+from .values import TRAIN_FORWARD, Eval, Fit, Obj, Val
 
 NO_GRAD = ("no_grad", "inference_mode", "enable_grad")
 
@@ -88,14 +88,19 @@ class Training:
             if fit is None or fit.rows != rows or fit.stats != stats:
                 obj.fit = Fit("model", obj.cls, rows, stats, self.site(e), obj=obj, data_name=data.text())
                 self.rec.fits.append(obj.fit)
-            return Val("data", rows=data.rows, stats=data.all_stats, site=self.site(e))
+            # what the batch's forward pass outputs is scored only when set against the labels outside the loss
+            # (a running training accuracy); `mark_scored` records the evaluation then
+            ev = Eval(obj, obj.fit, data, TRAIN_FORWARD, self.site(e),
+                      loops=tuple((lid, kind) for lid, kind, _ in self.loops))
+            return Val("pred", rows=data.rows, stats=data.all_stats, site=self.site(e), evals=(ev,))
         if obj.fit is None:
             return Val("data", rows=data.rows, stats=data.all_stats, site=self.site(e))
         return self.prediction(obj, data, "__call__", e)
 
     def loss_call(self, e: ast.Call, args: list) -> Val | None:
-        """`criterion(output, target)`: a loss compares predictions with labels, like a metric."""
-        self.mark_scored(args, e)
+        """`criterion(output, target)`: a loss compares predictions with labels, like a metric (the loss a
+        training step minimises scores nothing)."""
+        self.mark_scored(args, e, loss=True)
         return self.derive(e, args, kind="score")
 
     def trainer(self, obj: Obj, e: ast.Call, args: list, kws: dict) -> None:

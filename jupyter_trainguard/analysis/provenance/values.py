@@ -9,6 +9,7 @@ from ...findings import Record
 from ..fields import DataclassFields
 from .rows import NO_ROWS
 
+TRAIN_FORWARD = "training forward"  # the method of an evaluation of a training batch's own forward pass
 
 class Site:
     """A place in the notebook: cell, line (1-based in the cell's analysed code) and the code there (rendered

@@ -138,14 +138,15 @@ def _held_side(rec, key: object, part: str) -> bool:
     if trained is None:
         trained = _cache(rec)["trained"] = {step for f in rec.fits if f.kind == "model" for tok in f.rows
                                               for step in tok[1:]}
-    if (key, part) in trained:
+    sel = rec.selections.get(key)
+    split = sel is not None and sel.kind == "split"
+    if (key, part) in trained and not split:
         return False
     last = _scored_last(rec, trained).get(key)
     if last is not None:
         return part == last
-    sel = rec.selections.get(key)
-    if sel is not None and sel.kind == "split":
-        return part in HELD_SIDE  # a split's test part is kept aside for the end, scored yet or not
+    if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks)
+        return part in HELD_SIDE
     return any(k == key for k, _p in trained) or part in HELD_SIDE
 
 

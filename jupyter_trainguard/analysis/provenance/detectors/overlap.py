@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable_overlap
 from ..state import Record
-from ..values import Eval, Site
+from ..values import TRAIN_FORWARD, Eval, Site
 from .common import Leak, code, eval_set_evals, path_text, selection_site, sliced_bounds_count, step_text
 
 MODELS = ("model",)
@@ -135,6 +135,12 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
     if same_rows:
         sev = "warning" if has_heldout_score else None
         evidence["held_out_score_too"] = has_heldout_score
+        if ev.method == TRAIN_FORWARD:
+            scored = ev.metric or ev.site
+            return Leak("train-rows", scored,
+                        f"{code(scored)} in {scored.where()} scores the output of the training step's own forward "
+                        f"pass {code(ev.site)} ({ev.site.where()}) against the batch's labels: a running training "
+                        f"accuracy measures memorisation, not generalisation.", evidence=evidence, severity=sev)
         return Leak("train-rows", ev.site,
                     f"{code(ev.site)} in {ev.site.where()} evaluates the model on the rows it was fitted on by "
                     f"{model} in {fit.site.where()}: this measures memorisation, not generalisation ({trail}).",
