@@ -241,3 +241,24 @@ def test_a_search_fitted_on_the_test_part_stays_a_choice_on_the_test_set() -> No
               "grid = GridSearchCV(DecisionTreeClassifier(), {'max_depth': [2, 4, 8]}, cv=3).fit(Xte, yte)\n"
               "m = DecisionTreeClassifier(**grid.best_params_).fit(Xtr, ytr)\nprint(m.score(Xte, yte))")
     assert "LEAK004" in multi_test(search)
+
+
+SPLIT_BY_LOOP = """from sklearn.model_selection import StratifiedShuffleSplit
+sss = StratifiedShuffleSplit(n_splits=1, test_size=0.2, random_state=0)
+for tr, te in sss.split(train, train["y"]):
+{body}
+Xa, ya = part_a.drop(columns="y"), part_a["y"]
+Xb, yb = part_b.drop(columns="y"), part_b["y"]
+for m in [LogisticRegression(), RandomForestClassifier()]:
+    m.fit(Xa, ya)
+    print(accuracy_score(yb, m.predict(Xb)))"""
+
+
+def test_a_splitter_loop_that_only_takes_the_parts_makes_one_split() -> None:
+    """`for tr, te in sss.split(df, df.y): train, test = df.loc[tr], df.loc[te]` is one split whose test part is
+    then compared on; a loop that fits in each pass is cross-validation."""
+    taken = "    part_a = train.loc[tr]\n    part_b = train.loc[te]"
+    assert multi_test(SPLIT_BY_LOOP.format(body=taken)) == {"LEAK005"}
+    fitted = taken + "\n    print(LogisticRegression().fit(part_a.drop(columns='y'), part_a['y']).score(" \
+                     "part_b.drop(columns='y'), part_b['y']))"
+    assert multi_test(SPLIT_BY_LOOP.format(body=fitted)) == set()

@@ -313,10 +313,11 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
 
     def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
         it_node, target = unenumerated(s.iter, s.target)
-        if self.fold_indices(it_node, target):
-            self.loops.append((id(s), "folds", 2))
+        kind = self.fold_indices(it_node, target, s.body)
+        if kind:  # (the parts of one split are taken once)
+            self.loops.extend([(id(s), "folds", 2)] if kind == "folds" else [])
             self.block(s.body)
-            self.loops.pop()
+            del self.loops[len(self.loops) - (kind == "folds"):]
             self.block(s.orelse)
             return
         self.note_loop(target, it_node)

@@ -84,18 +84,19 @@ class TimeOrder:
         sh = const(kw(e, "shuffle"))
         return bool(sh) if sh is not None else cls.rsplit(".", 1)[-1] in RANDOM_SPLITTERS
 
-    def fold_indices(self, it_node: ast.AST, target: ast.expr) -> bool:
+    def fold_indices(self, it_node: ast.AST, target: ast.expr, body: list | None = None) -> str | None:
         """`for tr, te in kf.split(X)` (or a comprehension over it): binds fold indices that select disjoint rows
-        of whatever they index."""
+        of whatever they index. A loop whose body only takes the parts (`train = df.loc[tr]`) for use after it
+        makes one split, not folds (`StratifiedShuffleSplit(n_splits=1)`); returns which ("split" or "folds")."""
         if isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Attribute) and it_node.func.attr == "split":
             recv, args = self.expr(it_node.func.value), it_node.args
         elif isinstance(it_node, ast.Name) or isinstance(it_node, ast.Call) and getattr(
                 lookup_class(self.parsed.qualname(it_node.func)), "role", None) == "splitter":
             recv, args = self.expr(it_node), []  # scikit-learn < 0.18: `for tr, te in KFold(n, n_folds=5)`
         else:
-            return False
+            return None
         if recv is None or recv.kind != "obj" or recv.obj.role != "splitter":
-            return False
+            return None
         inputs = [self.expr(a) for a in args]
         self.note_split(it_node, inputs[:1], recv.obj.shuffle, recv.obj.cls.rsplit(".", 1)[-1])
         key = self.new_key("folds")
@@ -104,8 +105,9 @@ class TimeOrder:
         if isinstance(target, ast.Tuple) and len(target.elts) == 2:
             self.assign(target.elts[0], tr, it_node)
             self.assign(target.elts[1], te, it_node)
-        self.rec.selections[key] = Selection(key, "folds", self.site(it_node), loops=self.varying(key, it_node))
-        return True
+        kind = "split" if body is not None and _takes_parts_only(body) else "folds"
+        self.rec.selections[key] = Selection(key, kind, self.site(it_node), loops=self.varying(key, it_node))
+        return kind
 
     def positions(self, node: ast.AST, v: Val | None) -> tuple | None:
         """The selections already applied to row positions passed to a split (none for `range(n)`,
@@ -117,3 +119,20 @@ class TimeOrder:
         if isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("range", "numpy.arange"):
             return ()
         return None
+
+
+_TAKING = frozenset({"print", "len", "copy", "reset_index", "drop", "to_numpy", "astype", "display", "append"})
+
+
+def _takes_parts_only(body: list) -> bool:
+    """The loop body only binds rows (subscripts, copies): nothing is fitted or scored per pass."""
+    for st in body:
+        if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Pass)):
+            return False
+        for n in ast.walk(st):
+            if isinstance(n, ast.Call):
+                f = n.func
+                leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if leaf not in _TAKING:
+                    return False
+    return True
