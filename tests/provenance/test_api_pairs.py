@@ -631,3 +631,25 @@ def test_a_running_training_accuracy_scores_the_training_batches() -> None:
     assert [f.severity.value for f in with_test] == ["warning"]
     assert _leak007(TRAIN_STEP.format(step=LOSS_STEP), TEST_SCORE) == []
     assert _leak007(TRAIN_STEP.format(step=HAND_LOSS_STEP), TEST_SCORE) == []
+
+
+ELSEWHERE = """import numpy as np
+from project_helpers import models
+X, y = np.random.rand(300, 4), np.random.rand(300)
+X_train, X_test, y_train, y_test = X[:240], X[240:], y[:240], y[240:]
+net = models.build_regressor(4)
+net.fit(X_train, y_train)
+print(net.evaluate({rows}, {labels}))
+"""
+
+
+def test_a_model_built_by_a_helper_module_is_a_model_once_fitted_on_features_and_labels() -> None:
+    """`models.build_regressor()` from the project's own module cannot be followed; fitted on (X, y) it is a
+    model from there on, and scoring it on its training rows is a training score."""
+    assert {f.rule_id for f in analyze_sources([ELSEWHERE.format(rows="X_train", labels="y_train")]).findings
+            if f.rule_id.startswith("LEAK")} == {"LEAK007"}
+    assert not [f for f in analyze_sources([ELSEWHERE.format(rows="X_test", labels="y_test")]).findings
+                if f.rule_id.startswith("LEAK")]
+    unsupervised = ELSEWHERE.format(rows="X_train", labels="y_train").replace("net.fit(X_train, y_train)",
+                                                                             "net.fit(X_train)")
+    assert not [f for f in analyze_sources([unsupervised]).findings if f.rule_id.startswith("LEAK")]
