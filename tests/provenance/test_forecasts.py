@@ -60,3 +60,9 @@ p_fc = p.predict(future)["yhat"].tail(HOLD)
 print("Prophet", mean_absolute_error(test.values, p_fc.values))"""
     assert list(leaks(ARIMA_SCORED, prophet)) == ["LEAK005"]
     assert leaks(prophet) == {}
+
+
+def test_a_forecast_turned_into_an_array_is_still_that_forecast() -> None:
+    holt_array = HOLT_SCORED.replace("holt_fc = holt.forecast(len(test))",
+                                     "holt_fc = np.asarray(holt.forecast(len(test)))")
+    assert list(leaks(ARIMA_SCORED, holt_array)) == ["LEAK005"]

@@ -290,7 +290,7 @@ class Calls:
                 if a is not None and a.kind == "seq":
                     members = list(a.items or ()) + list((a.keys or {}).values())
                     data += [i for i in members if i is not None and i.is_data]
-        with_rows = [d for d in data if d.rows]
+        with_rows = [d for d in data if d.rows or d.kind == "pred"]  # (a forecast's rows are named when scored)
         if not with_rows:  # `pd.DataFrame()` filled column by column: rows of its own until a column brings rows
             src = self.source(e, "made" if args or kws else "empty")
             src.stats = frozenset().union(*(d.all_stats for d in data))
