@@ -94,3 +94,15 @@ def test_models_compared_by_cross_validation_on_the_test_rows_are_compared_on_th
     Cross-validation on the training rows is what it is for."""
     assert compared(CV_ON.format(rows="Xte", labels="yte"))
     assert not compared(CV_ON.format(rows="Xtr", labels="ytr"))
+
+
+def test_clones_are_new_unfitted_models_and_deep_copies_keep_their_fit() -> None:
+    """`clone(est)` is the same estimator unfitted (fitted per candidate, each scored on the test rows: a
+    comparison); `copy.deepcopy(model)` keeps what the model learned (scored on its training rows: overlap)."""
+    cloned = ("from sklearn.base import clone\nfrom sklearn.linear_model import Ridge\n"
+              "for base in [Ridge(), RandomForestRegressor(random_state=0)]:\n"
+              "    est = clone(base).fit(Xtr, ytr)\n    print(mean_absolute_error(yte, est.predict(Xte)))")
+    assert compared(cloned)
+    kept = ("import copy\nm = RandomForestRegressor(random_state=0).fit(Xtr, ytr)\nbest = copy.deepcopy(m)\n"
+            "print(mean_absolute_error(ytr, best.predict(Xtr)))")
+    assert "LEAK007" in {f.rule_id for f in analyze_sources([PRELUDE, kept]).findings}

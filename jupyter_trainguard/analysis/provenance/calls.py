@@ -208,6 +208,8 @@ class Calls:
                 self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
                 self.supervised(e, est.obj.cls, x, args[2] if len(args) > 2 else kws.get("y"))
             return self.derive(e, [x], kind="score") if x is not None else None
+        if effect in ("clone", "copy"):
+            return self.copied(effect, e, args)
         if effect == "calendar":  # dates of their own, or between dates of the data (which keep their rows)
             bounded = any(a is not None and a.is_data for a in args + list(kws.values()))
             return Val("data", site=self.site(e)) if bounded else self.source(e, "made")

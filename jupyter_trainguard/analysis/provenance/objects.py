@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 
 from .astutil import const, kw
 from .training import stops_early
@@ -55,6 +56,18 @@ class Objects:
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
         return Val("obj", obj=obj, site=self.site(e))
+
+    def copied(self, effect: str, e: ast.Call, args: list) -> Val | None:
+        """`clone(est)`: the same estimator, settings and all, not fitted; `copy.deepcopy(est)` keeps its fit
+        (a model kept as the best so far); a copy of data holds the same rows."""
+        src = args[0] if args else None
+        if src is None or src.kind != "obj":
+            return self.derive(e, [src])
+        new = copy.copy(src.obj)
+        new.site = self.site(e)
+        if effect == "clone":
+            new.fit = None
+        return Val("obj", obj=new, site=self.site(e))
 
     def model_from_elsewhere(self, node: ast.expr, attr: str, e: ast.Call) -> Val | None:
         """`model = helpers.build_model(); model.fit(X, y)`: a name the analysis cannot follow, fitted on features

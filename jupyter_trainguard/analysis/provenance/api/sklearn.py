@@ -88,6 +88,10 @@ UNSUPERVISED = frozenset({
     "SpectralClustering", "AgglomerativeClustering", "DBSCAN", "OPTICS", "AffinityPropagation"})
 
 FUNCS: dict[str, FuncRow] = {
+    # a copy of an estimator: `clone` unfitted with the same settings, `copy.deepcopy` with its fit too
+    "clone": FuncRow("clone", SK),
+    "deepcopy": FuncRow("copy", ("copy",)),
+    "copy": FuncRow("copy", ("copy",)),
     "train_test_split": FuncRow("split", SK),
     **{n: FuncRow("cv", SK) for n in ("cross_val_score", "cross_validate", "cross_val_predict", "learning_curve",
                                       "validation_curve", "permutation_test_score")},
