@@ -114,7 +114,8 @@ class Calls:
             return Val("graph", items=layers, site=self.site(e))
         if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
             return self.source(e, "made")
-        if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data") or \
+        if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data", "download",
+                    "DataReader") or \
                 leaf.startswith(("load_", "read_", "get_data", "fetch_")):
             return self.source(e, "read")  # pickle.load(f), a helper library's loader: data of unknown origin
         return None
