@@ -660,7 +660,6 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import mean_squared_error
 prices = yf.download("ACME", start="2020-01-01")
-X, y = prices[["Open", "High"]].values, prices["Close"].values
 {prep}
 model = LinearRegression().fit(X_tr, y_tr)
 print(mean_squared_error(y_te, model.predict(X_te)))
@@ -669,8 +668,10 @@ print(mean_squared_error(y_te, model.predict(X_te)))
 
 def test_data_downloaded_by_a_market_data_library_holds_rows() -> None:
     """`yf.download(...)` returns rows like a reader does: a scaler fitted on all of them before the cut leaks."""
-    bad = "X = MinMaxScaler().fit_transform(X)\nX_tr, X_te, y_tr, y_te = X[:200], X[200:], y[:200], y[200:]"
-    good = ("X_tr, X_te, y_tr, y_te = X[:200], X[200:], y[:200], y[200:]\nsc = MinMaxScaler().fit(X_tr)\n"
+    bad = ("X, y = MinMaxScaler().fit_transform(prices[['Open', 'High']].values), prices['Close'].values\n"
+           "X_tr, X_te, y_tr, y_te = X[:200], X[200:], y[:200], y[200:]")
+    good = ("X, y = prices[['Open', 'High']].values, prices['Close'].values\n"
+            "X_tr, X_te, y_tr, y_te = X[:200], X[200:], y[:200], y[200:]\nsc = MinMaxScaler().fit(X_tr)\n"
             "X_tr, X_te = sc.transform(X_tr), sc.transform(X_te)")
     assert "LEAK001" in _rule_ids(DOWNLOADED.format(prep=bad))
     assert "LEAK001" not in _rule_ids(DOWNLOADED.format(prep=good))
