@@ -262,3 +262,20 @@ def test_a_splitter_loop_that_only_takes_the_parts_makes_one_split() -> None:
     fitted = taken + "\n    print(LogisticRegression().fit(part_a.drop(columns='y'), part_a['y']).score(" \
                      "part_b.drop(columns='y'), part_b['y']))"
     assert multi_test(SPLIT_BY_LOOP.format(body=fitted)) == set()
+
+
+THRESHOLD = """from sklearn.metrics import precision_recall_curve, f1_score
+import numpy as np
+Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0)
+m = LogisticRegression().fit(Xtr, ytr)
+p = m.predict_proba(Xte)[:, 1]
+prec, rec, thr = precision_recall_curve(yte, p)
+{pick}
+print(f1_score(yte, (p >= t).astype(int)))"""
+
+
+def test_a_threshold_picked_on_the_test_rows_curve_is_a_choice_on_them() -> None:
+    """A precision-recall (or ROC) curve is one score per decision threshold: the best of them, picked on the
+    only held-out rows, tunes the threshold on the test set. A threshold fixed in advance picks nothing."""
+    assert "LEAK004" in multi_test(THRESHOLD.format(pick="t = thr[np.argmax(2 * prec * rec / (prec + rec + 1e-9))]"))
+    assert multi_test(THRESHOLD.format(pick="t = 0.5")) == set()

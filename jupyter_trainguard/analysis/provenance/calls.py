@@ -215,10 +215,7 @@ class Calls:
             bounded = any(a is not None and a.is_data for a in args + list(kws.values()))
             return Val("data", site=self.site(e)) if bounded else self.source(e, "made")
         if effect == "metric":
-            self.forecast_scored(args + list(kws.values()))
-            self.mark_scored(args + list(kws.values()), e, loss=q.startswith("torch"))  # torch's are losses
-            out = self.derive(e, args + list(kws.values()), kind="score")
-            return out
+            return self.metric_call(q, e, args + list(kws.values()))
         if effect == "read":
             src = self.source(e, "read")
             src.time = self.read_evidence(e)

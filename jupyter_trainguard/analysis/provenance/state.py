@@ -11,6 +11,7 @@ from .astutil import read_path
 from .rows import Selection, covered, extend, union
 from .values import TRAIN_FORWARD, Eval, Fit, Site, Val, graph_layers, site_of
 
+THRESHOLD_CURVES = ("precision_recall_curve", "roc_curve", "det_curve")  # a score per decision threshold
 
 class Record(_Record):
     """Everything the detectors need, independent of the AST."""
@@ -115,7 +116,7 @@ class State:
             sel.again.append(self.site(node))  # the same split made again by another call
         return Val(base.kind if base.kind != "index" else "data", rows=extend(base.rows, (key, part)),
                    stats=base.stats, site=self.site(node), label=base.label, evals=base.evals, cols=base.cols,
-                   time=base.time, fcols=base.fcols, flabel=base.flabel)
+                   time=base.time, fcols=base.fcols, flabel=base.flabel, hyper=base.hyper)
 
     def note_constant(self, target: ast.expr, value: ast.expr) -> None:
         """`SEED = 42`: the name stands for the literal until it is bound to something else."""
@@ -184,14 +185,16 @@ class State:
 
     def note_choice(self, vals: list, node: ast.AST) -> None:
         """Scores used to pick something (max/argmax/sort, or compared with another score). A choice needs
-        candidates: scores of several models, of a model rebuilt per setting, or of one computed in a loop
-        (epochs); the largest cell of one confusion matrix (`cm.max() / 2`) picks nothing."""
+        candidates: scores of several models, of a model rebuilt per setting, of one computed in a loop (epochs),
+        or one per decision threshold (a precision-recall or ROC curve); the largest cell of one confusion matrix
+        (`cm.max() / 2`) picks nothing."""
         items = [i for v in vals for i in _flat(v) if i is not None and i.kind == "score" and i.evals]
         evals = [ev for i in items for ev in i.evals]
         if not evals:
             return
         if len({id(ev.obj) for ev in evals}) > 1 or any(ev.obj is not None and ev.obj.multi > 1 or ev.loops or
-                                                         ev.tuned for ev in evals) or self.loops:
+                                                         ev.tuned for ev in evals) or self.loops or \
+                any(i.hyper for i in items):
             self.rec.choices.append((items[0], self.site(node)))
 
     def train_score(self, v: Val | None) -> bool:
@@ -199,6 +202,16 @@ class State:
         return v is not None and v.kind == "score" and any(
             ev.fit is not None and covered(ev.data.rows, ev.fit.rows) and covered(ev.fit.rows, ev.data.rows)
             for ev in v.evals)
+
+    def metric_call(self, q: str, e: ast.Call, vals: list) -> Val | None:
+        """A library metric (torch's are losses): it scores the predictions it reads. A curve's scores, one per
+        decision threshold, are candidates: picking the best of them picks a setting."""
+        self.forecast_scored(vals)
+        self.mark_scored(vals, e, loss=q.startswith("torch"))
+        out = self.derive(e, vals, kind="score")
+        if out is not None and q.endswith(THRESHOLD_CURVES):
+            out.hyper = True
+        return out
 
     def against_labels(self, out: Val | None, data: list[Val], node: ast.AST) -> Val | None:
         """Predictions set against rows of labels (compared, subtracted, tabulated): `out` is their score. A
