@@ -75,3 +75,20 @@ model.fit(Xtr, ytr, eval_set=[(Xtr, ytr), (Xte, yte)])"""
     assert "LEAK004" in {f.rule_id for f in analyze_sources([code]).findings}
     quiet = code.replace("model.set_params(early_stopping_rounds=50)", "model.set_params(max_depth=4)")
     assert "LEAK004" not in {f.rule_id for f in analyze_sources([quiet]).findings}
+
+
+WATCHED = """wide = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(1, activation="sigmoid")])
+wide.compile("adam", "binary_crossentropy")
+h1 = net.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=20)
+h2 = wide.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=20)
+print(h1.history["val_loss"][-1], h2.history["val_loss"][-1])"""
+
+
+def test_two_models_watched_on_the_only_held_out_rows_are_compared_on_them() -> None:
+    """Each model's validation curve on the same held-out rows is its score there: two architectures watched on
+    them compete on them. One model trained on in a second call is still one configuration."""
+    found = {f.rule_id for f in analyze_sources([PRELUDE, WATCHED]).findings}
+    assert "LEAK005" in found
+    again = ("net.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=10)\n"
+             "net.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=10)")
+    assert not {"LEAK004", "LEAK005"} & {f.rule_id for f in analyze_sources([PRELUDE, again]).findings}

@@ -8,7 +8,7 @@ import ast
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
-from .common import Leak, chosen_by_loops, code, final_test, step_text
+from .common import Leak, chosen_by_loops, code, eval_set_evals, final_test, step_text
 from .selection import selected_evaluations
 
 
@@ -93,6 +93,11 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         if ev.blended_only:
             continue
         groups.setdefault((ev.data.rows, None), []).append(ev)
+    for ev in eval_set_evals(rec, exact=True):  # held-out rows watched while each of several models trains
+        group = groups.setdefault((ev.data.rows, None), [])
+        if ev.fit is not None and ev.fit.kind == "model" and _held_out(ev) and \
+                all(other.obj is not ev.obj for other in group):
+            group.append(ev)  # (one model watched on them again, as training goes on, is one configuration)
     out: list[Leak] = []
     selected: set[int] | None = None
     for (rows, _task), evs in _by_task(groups).items():
