@@ -203,6 +203,8 @@ def _imports(tree: ast.Module) -> list[ast.AST]:
     found = getattr(tree, "_tg_imports", None)
     if found is None:
         found = [n for n in tree_nodes(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        found += [n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                  isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Attribute)]
         tree._tg_imports = found  # type: ignore[attr-defined]
     return found
 
@@ -249,6 +251,10 @@ def aliases_from_nodes(import_nodes) -> dict[str, str]:
             for a in node.names:
                 if a.name != "*":
                     aliases[a.asname or a.name] = f"{mod}.{a.name}"
+        elif isinstance(node, ast.Assign):  # `imdb = keras.datasets.imdb`: a module's member bound to a name
+            root, _, rest = dotted(node.value).partition(".")
+            if root in aliases and rest:
+                aliases[node.targets[0].id] = f"{aliases[root]}.{rest}"  # type: ignore[attr-defined]
     return aliases
 
 

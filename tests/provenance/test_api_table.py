@@ -135,3 +135,14 @@ def test_an_estimator_the_table_does_not_name_is_known_by_its_module(module: str
                "print(r2_score(yte, m.predict(Xte)))")
     assert rule in _ids(bad)
     assert not _ids(bad.replace(f"from {module} import", "from elsewhere import"))
+
+
+def test_a_library_module_bound_to_a_name_resolves_its_functions() -> None:
+    """`imdb = keras.datasets.imdb` names the module: `imdb.load_data()` is Keras's declared train/test split, and
+    two models scored on its test part are compared there."""
+    src = ("from tensorflow import keras\nimdb = keras.datasets.imdb\n"
+           "(x_tr, y_tr), (x_te, y_te) = imdb.load_data(num_words=1000)\n"
+           "for units in [8, 32]:\n"
+           "    m = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])\n"
+           "    m.fit(x_tr, y_tr)\n    print(m.evaluate(x_te, y_te))\n")
+    assert {f.rule_id for f in analyze_sources([src]).findings} & {"LEAK004", "LEAK005"}
