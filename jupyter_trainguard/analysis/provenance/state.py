@@ -13,6 +13,7 @@ from .values import TRAIN_FORWARD, Eval, Fit, Site, Val, graph_layers, site_of
 
 THRESHOLD_CURVES = ("precision_recall_curve", "roc_curve", "det_curve")  # a score per decision threshold
 
+
 class Record(_Record):
     """Everything the detectors need, independent of the AST."""
 
