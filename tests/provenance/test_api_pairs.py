@@ -675,3 +675,19 @@ def test_data_downloaded_by_a_market_data_library_holds_rows() -> None:
             "X_tr, X_te = sc.transform(X_tr), sc.transform(X_te)")
     assert "LEAK001" in _rule_ids(DOWNLOADED.format(prep=bad))
     assert "LEAK001" not in _rule_ids(DOWNLOADED.format(prep=good))
+
+
+def test_sklearn_shuffle_keeps_each_arrays_rows() -> None:
+    """`shuffle(X_scaled, X, y)` reorders each array alike: the scaled and raw copies still hold the same rows,
+    so the same seeded split of each holds out the same test rows, and models scored on either compete there."""
+    src = ("import numpy as np\nfrom sklearn.utils import shuffle\nfrom sklearn.model_selection import train_test_split\n"
+           "from sklearn.preprocessing import StandardScaler\nfrom sklearn.linear_model import Ridge\n"
+           "from sklearn.ensemble import RandomForestRegressor\nfrom sklearn.metrics import r2_score\n"
+           "X, y = np.random.rand(200, 3), np.random.rand(200)\nX_tr0, X_te0 = X[:150], X[150:]\n"
+           "X_st = StandardScaler().fit(X_tr0).transform(X)\n"
+           "X_st, X, y = shuffle(X_st, X, y, random_state=5)\n"
+           "a_tr, a_te, y_tr, y_te = train_test_split(X, y, test_size=0.1, random_state=200)\n"
+           "b_tr, b_te, yb_tr, yb_te = train_test_split(X_st, y, test_size=0.1, random_state=200)\n"
+           "print(r2_score(y_te, RandomForestRegressor().fit(a_tr, y_tr).predict(a_te)))\n"
+           "print(r2_score(yb_te, Ridge().fit(b_tr, yb_tr).predict(b_te)))\n")
+    assert "LEAK005" in _rule_ids(src)

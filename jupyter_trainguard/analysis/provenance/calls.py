@@ -209,6 +209,9 @@ class Calls:
                 self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
                 self.supervised(e, est.obj.cls, x, args[2] if len(args) > 2 else kws.get("y"))
             return self.derive(e, [x], kind="score") if x is not None else None
+        if effect == "shuffle":
+            return Val("seq", items=tuple(self.derive(e, [a]) for a in args), site=self.site(e)) if len(args) > 1 \
+                else self.derive(e, args)
         if effect in ("clone", "copy"):
             return self.copied(effect, e, args)
         if effect == "calendar":  # dates of their own, or between dates of the data (which keep their rows)

@@ -90,6 +90,7 @@ UNSUPERVISED = frozenset({
 FUNCS: dict[str, FuncRow] = {
     # a copy of an estimator: `clone` unfitted with the same settings, `copy.deepcopy` with its fit too
     "clone": FuncRow("clone", SK),
+    "shuffle": FuncRow("shuffle", SK),  # sklearn.utils.shuffle(X, y): each array's own rows, reordered alike
     "deepcopy": FuncRow("copy", ("copy",)),
     "copy": FuncRow("copy", ("copy",)),
     "train_test_split": FuncRow("split", SK),
@@ -97,7 +98,7 @@ FUNCS: dict[str, FuncRow] = {
                                       "validation_curve", "permutation_test_score")},
     **{n: FuncRow("scale", SK) for n in ("scale", "minmax_scale", "robust_scale", "maxabs_scale",
                                          "quantile_transform", "power_transform")},
-    **{n: FuncRow("stateless", SK) for n in ("normalize", "binarize", "label_binarize", "shuffle")},
+    **{n: FuncRow("stateless", SK) for n in ("normalize", "binarize", "label_binarize")},
     # how well clusters separate the rows they were found in: no label is read, nothing is scored against one
     **{n: FuncRow("stateless", SK) for n in ("silhouette_score", "silhouette_samples", "davies_bouldin_score",
                                              "calinski_harabasz_score")},

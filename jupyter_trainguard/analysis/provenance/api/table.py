@@ -35,7 +35,8 @@ class FuncRow(FrozenRecord):
     scale (fit and transform at once) | statistic | train (native booster training) | resample (bootstrap) |
     dataset (a library dataset whose split is declared) | load_split (a loader returning (train, test)) |
     curve (fits a curve's parameters to rows: a model) | curve_apply (a fitted curve evaluated at new points) |
-    calendar (dates between bounds: no rows, nothing learned).
+    calendar (dates between bounds: no rows, nothing learned) | clone / copy (an estimator copied, unfitted or
+    fitted) | shuffle (each argument's rows, reordered alike).
     """
 
     effect: str
