@@ -95,3 +95,24 @@ def test_a_seeded_split_repeated_later_is_named_where_it_ran_before_the_evaluati
              "print(LogisticRegression().fit(A, a).score(B, b))"]
     found = [f for f in analyze_sources(cells).findings if f.rule_id == "LEAK001"]
     assert len(found) == 1 and "train_test_split(X2, y" in found[0].message
+
+
+def test_a_training_score_written_like_its_fit_names_both_lines() -> None:
+    """A network called on its training rows to train and again to score reads the same: the lines tell them
+    apart."""
+    code = """import torch
+from torch import nn
+Xt = torch.tensor(Xtr.values, dtype=torch.float32)
+yt = torch.tensor(ytr.values, dtype=torch.float32)
+net = nn.Linear(Xt.shape[1], 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for epoch in range(10):
+    loss = nn.functional.mse_loss(net(Xt).squeeze(), yt)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+with torch.no_grad():
+    print(torch.eq(net(Xt).squeeze().round(), yt).float().mean())"""
+    found = [f for f in leaks(code) if f.rule_id == "LEAK007"]
+    assert len(found) == 1
+    assert ", line 13 evaluates the model" in found[0].message and ", line 8:" in found[0].message

@@ -141,9 +141,11 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                         f"{code(scored)} in {scored.where()} scores the output of the training step's own forward "
                         f"pass {code(ev.site)} ({ev.site.where()}) against the batch's labels: a running training "
                         f"accuracy measures memorisation, not generalisation.", evidence=evidence, severity=sev)
+        same = code(ev.site) == model and ev.site.cell is fit.site.cell  # `model(X_train)` trains, then scores
+        at = (lambda s: f"{s.where()}, line {s.line}") if same else (lambda s: s.where())
         return Leak("train-rows", ev.site,
-                    f"{code(ev.site)} in {ev.site.where()} evaluates the model on the rows it was fitted on by "
-                    f"{model} in {fit.site.where()}: this measures memorisation, not generalisation ({trail}).",
+                    f"{code(ev.site)} in {at(ev.site)} evaluates the model on the rows it was fitted on by "
+                    f"{model} in {at(fit.site)}: this measures memorisation, not generalisation ({trail}).",
                     evidence=evidence, severity=sev)
     parted = _two_selections(rec, pair)
     if parted is not None:
