@@ -92,3 +92,9 @@ def test_two_models_watched_on_the_only_held_out_rows_are_compared_on_them() -> 
     again = ("net.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=10)\n"
              "net.fit(Xtr, ytr, validation_data=(Xte, yte), epochs=10)")
     assert not {"LEAK004", "LEAK005"} & {f.rule_id for f in analyze_sources([PRELUDE, again]).findings}
+
+
+def test_a_callback_monitoring_a_training_metric_chooses_nothing_by_the_held_out_rows() -> None:
+    assert not selects("[keras.callbacks.EarlyStopping(monitor='loss', patience=3)]")
+    assert not selects("[stop]", before="watch = 'accuracy'\nstop = keras.callbacks.EarlyStopping(monitor=watch)\n")
+    assert selects("[keras.callbacks.EarlyStopping(monitor='val_accuracy', patience=3)]")

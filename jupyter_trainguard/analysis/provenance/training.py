@@ -68,6 +68,11 @@ def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
     if isinstance(node, ast.Call):
         f = node.func
         leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        monitor = kw(node, "monitor")
+        monitor = bound.get(monitor.id, monitor) if isinstance(monitor, ast.Name) else monitor
+        if isinstance(monitor, ast.Constant) and isinstance(monitor.value, str) and \
+                not monitor.value.startswith("val"):
+            return False  # `EarlyStopping(monitor='loss')` watches a training metric, not the held-out data
         return leaf not in LOGGING_CALLBACKS
     return True
 
