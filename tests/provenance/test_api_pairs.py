@@ -691,3 +691,11 @@ def test_sklearn_shuffle_keeps_each_arrays_rows() -> None:
            "print(r2_score(y_te, RandomForestRegressor().fit(a_tr, y_tr).predict(a_te)))\n"
            "print(r2_score(yb_te, Ridge().fit(b_tr, yb_tr).predict(b_te)))\n")
     assert "LEAK005" in _rule_ids(src)
+
+
+def test_numpy_index_tricks_stack_the_rows() -> None:
+    """`np.c_[df[cols]]` and `np.r_[a, b]` hold the rows they stack: a model scored on them scores those rows."""
+    src = ("import numpy as np\nimport pandas as pd\nfrom sklearn.linear_model import LinearRegression\n"
+           "df = pd.read_csv('houses.csv')\nX = np.c_[df[['rooms', 'area']]]\ny = np.r_[df['price']]\n"
+           "model = LinearRegression().fit(X, y)\nprint(model.score(X, y))\n")
+    assert "LEAK007" in _rule_ids(src)

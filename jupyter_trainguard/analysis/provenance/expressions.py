@@ -180,8 +180,9 @@ class Expressions:
             accessor, node = node.attr, node.value
         base = self.expr(node)
         if base is None:
-            self.expr(e.slice)
-            return None
+            got = self.expr(e.slice)  # `np.c_[X]`, `np.r_[a, b]`: the arrays stacked
+            stacked = self.derive(e, list(got.items)) if got is not None and got.kind == "seq" and got.items else got
+            return stacked if self.parsed.qualname(node) in ("numpy.c_", "numpy.r_") else None
         key = self.constant(e.slice)
         if base.kind == "seq":
             if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
