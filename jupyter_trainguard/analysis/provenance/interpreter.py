@@ -314,10 +314,11 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
     def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
         it_node, target = unenumerated(s.iter, s.target)
         kind = self.fold_indices(it_node, target, s.body)
-        if kind:  # (the parts of one split are taken once)
-            self.loops.extend([(id(s), "folds", 2)] if kind == "folds" else [])
+        if kind:
+            folds = [(id(s), "folds", 2)] if kind == "folds" else []  # (the parts of one split are taken once)
+            self.loops.extend(folds)
             self.block(s.body)
-            del self.loops[len(self.loops) - (kind == "folds"):]
+            del self.loops[len(self.loops) - len(folds):]
             self.block(s.orelse)
             return
         self.note_loop(target, it_node)

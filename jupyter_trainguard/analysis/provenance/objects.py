@@ -77,8 +77,8 @@ class Objects:
         if sum(1 for a in e.args[:2] if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
                (v := self.expr(a)) is not None and v.is_data) < 2:
             return None
-        val = self.env[node.id] = Val("obj", obj=Obj(node.id, "unknown", self.site(e)), site=self.site(e))
-        return val
+        self.env[node.id] = Val("obj", obj=Obj(node.id, "unknown", self.site(e)), site=self.site(e))
+        return self.env[node.id]
 
     def user_instance(self, name: str, e: ast.Call, args: list, kws: dict) -> Val:
         cls = self.user_classes[name]
