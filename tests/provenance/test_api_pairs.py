@@ -699,3 +699,15 @@ def test_numpy_index_tricks_stack_the_rows() -> None:
            "df = pd.read_csv('houses.csv')\nX = np.c_[df[['rooms', 'area']]]\ny = np.r_[df['price']]\n"
            "model = LinearRegression().fit(X, y)\nprint(model.score(X, y))\n")
     assert "LEAK007" in _rule_ids(src)
+
+
+def test_decoded_predictions_and_correlations_with_the_labels_are_scores() -> None:
+    """`enc.inverse_transform(model.predict(X))` are still predictions; `np.corrcoef(y, pred)` sets them against
+    the labels: on the training rows that is a training score."""
+    src = ("import numpy as np\nfrom sklearn.preprocessing import LabelEncoder\n"
+           "from sklearn.tree import DecisionTreeClassifier\n"
+           "X, raw = np.random.rand(100, 3), np.random.randint(0, 5, 100)\nenc = LabelEncoder()\n"
+           "y = enc.fit_transform(raw)\nm = DecisionTreeClassifier().fit(X[:80], y[:80])\n"
+           "pred = enc.inverse_transform(m.predict(X[{s}]))\nprint(np.corrcoef(enc.inverse_transform(y[{s}]), pred))\n")
+    assert "LEAK007" in _rule_ids(src.format(s=":80"))
+    assert "LEAK007" not in _rule_ids(src.format(s="80:"))

@@ -103,7 +103,7 @@ class Calls:
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
-        if data and (scores_by_name(leaf) or leaf in ELEMENTWISE and root in ("numpy", "torch")):
+        if data and (scores_by_name(leaf) or leaf in ELEMENTWISE and root in ("numpy", "torch", "scipy")):
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)

@@ -135,7 +135,8 @@ class Methods:
                 return None
             fit = obj.fit if obj.role in ("transformer", "augmenter", "pipeline", "model") else None
             stats = x.all_stats | ({fit} if fit is not None and fit.kind in ("transformer", "statistic") else set())
-            return Val("data", rows=x.rows, stats=frozenset(stats), site=self.site(e), evals=x.evals, time=x.time)
+            return Val("pred" if x.kind == "pred" else "data", rows=x.rows, stats=frozenset(stats), site=self.site(e),
+                       evals=x.evals, time=x.time)  # (`enc.inverse_transform(pred)`: still predictions)
         if attr in ("get_support", "get_feature_names_out") and obj.fit is not None and obj.role == "transformer":
             return Val("data", stats=frozenset({obj.fit}), site=self.site(e))  # the columns a selector chose
         if attr == "set_params" and any(v is not None and v.hyper and v.kind != "seq" for v in kws.values()):

@@ -31,6 +31,8 @@ RANDOM_DRAWS = frozenset({"rand", "randn", "randint", "random", "random_sample",
                           "standard_normal", "binomial", "poisson", "exponential", "multivariate_normal",
                           "lognormal", "beta", "gamma", "choice", "permutation", "linspace", "arange", "zeros",
                           "ones", "full", "eye", "meshgrid", "empty", "zeros_like", "ones_like"})
-# elementwise comparisons and differences written as calls (`torch.eq(y, pred)`, `np.subtract(y, pred)`,
-# `pred.eq(y)`): predictions set against labels through them are scored, as with `==` and `-`
-ELEMENTWISE = frozenset({"eq", "ne", "equal", "not_equal", "isclose", "sub", "subtract"})
+# comparisons, differences and correlations written as calls (`torch.eq(y, pred)`, `np.subtract(y, pred)`,
+# `pred.eq(y)`, `np.corrcoef(y, pred)`, scipy's `pearsonr`): predictions set against labels through them are
+# scored, as with `==` and `-`
+ELEMENTWISE = frozenset({"eq", "ne", "equal", "not_equal", "isclose", "sub", "subtract", "corrcoef", "pearsonr",
+                         "spearmanr"})
