@@ -711,3 +711,24 @@ def test_decoded_predictions_and_correlations_with_the_labels_are_scores() -> No
            "pred = enc.inverse_transform(m.predict(X[{s}]))\nprint(np.corrcoef(enc.inverse_transform(y[{s}]), pred))\n")
     assert "LEAK007" in _rule_ids(src.format(s=":80"))
     assert "LEAK007" not in _rule_ids(src.format(s="80:"))
+
+
+HELPER_FRAME = """from project_data import merged_table
+from sklearn.preprocessing import StandardScaler
+from sklearn.neighbors import KNeighborsRegressor
+from sklearn.model_selection import cross_val_score
+table = merged_table(2019)
+X = StandardScaler().fit_transform({features})
+print(cross_val_score(KNeighborsRegressor(), X, {labels}, cv=5).mean())
+"""
+
+
+def test_a_table_from_a_project_helper_is_known_by_its_use() -> None:
+    """`table = merged_table()` from the project's own module cannot be followed; indexed by a list of columns,
+    through `.loc`, or sent through a table's methods it holds rows (scaled before cross-validation: a leak). A
+    single name in brackets may be a dict's key and proves nothing."""
+    for features, labels in (("table[['a', 'b']]", "table.loc[:, 'y']"), ("table.dropna()[['a', 'b']]", "table.y")):
+        assert "LEAK001" in _rule_ids(HELPER_FRAME.format(features=features, labels=labels)), features
+    history = ("from project_data import run_training\nhist = run_training()\nlosses = hist['val_loss']\n"
+               "print(min(losses))\n")
+    assert not {f.rule_id for f in analyze_sources([history]).findings if f.rule_id.startswith("LEAK")}

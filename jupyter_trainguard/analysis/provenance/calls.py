@@ -49,7 +49,7 @@ class Calls:
             is_module = isinstance(recv_node, ast.Name) and recv_node.id not in self.env and (
                 recv_node.id in self.parsed.aliases or recv_node.id in ("np", "pd"))
             if not is_module:
-                recv = self.expr(recv_node) or self.model_from_elsewhere(recv_node, func.attr, e)
+                recv = self.expr(recv_node) or self.by_use(recv_node, func.attr, e)
                 if recv is not None:
                     return self.method(recv, func.attr, e)
                 if not isinstance(recv_node, (ast.Name, ast.Attribute)) or self.parsed.qualname(recv_node) == "":

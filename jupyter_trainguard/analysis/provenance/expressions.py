@@ -178,7 +178,7 @@ class Expressions:
         accessor = None
         if isinstance(node, ast.Attribute) and node.attr in ("iloc", "loc", "at", "iat", "ix"):
             accessor, node = node.attr, node.value
-        base = self.expr(node)
+        base = self.expr(node) or self.frame_by_use(node, e.slice, accessor)
         if base is None:
             got = self.expr(e.slice)  # `np.c_[X]`, `np.r_[a, b]`: the arrays stacked
             stacked = self.derive(e, list(got.items)) if got is not None and got.kind == "seq" and got.items else got

@@ -1,8 +1,8 @@
 """The provenance interpreter: runs a notebook's cells (execution order) over abstract values.
 
-Statements bind names to `Val`s; loops over known lists of models run once per model, other loops once;
-branches run in sequence; notebook functions are followed at each call (up to a small depth) and mutations of
-their arguments reach the caller. Library calls are read through the API table (`api`)."""
+Statements bind names to `Val`s; loops over known lists of models run once per model, other loops once; branches
+run in sequence; notebook functions are followed at each call (up to a small depth), mutations of their arguments
+reaching the caller. Library calls are read through the API table (`api`), names it cannot follow by their use."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import builtins
 from ..names import role_from_name
 from ..parsed import ParsedNotebook
 from .astutil import unenumerated
+from .by_use import ByUse
 from .calls import Calls
 from .columns import Columns
 from .containers import Containers
@@ -32,7 +33,7 @@ MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up t
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, State):
+                  Forecasts, ByUse, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -204,9 +205,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             if items is not None and len(items) == len(t.elts):
                 for tt, vv in zip(t.elts, items):
                     self.assign(tt, vv, rhs)
-            elif v is not None and v.is_data and len(t.elts) > 1:
-                # an unknown call returning several values: each is some part of the rows (never all of them)
-                key = ("unpack", id(rhs))
+            elif v is not None and v.is_data and len(t.elts) > 1:  # an unknown call returning several values:
+                key = ("unpack", id(rhs))  # each is some part of the rows (never all of them)
                 for i, tt in enumerate(t.elts):
                     self.assign(tt, self.select(v, key, f"part{i}", "mask", rhs), rhs)
             else:

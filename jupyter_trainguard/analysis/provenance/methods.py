@@ -170,15 +170,6 @@ class Methods:
         out.name = x.name
         return out
 
-    def data_by_use(self, node: ast.expr) -> Val | None:
-        """A name the interpreter could not follow (a reader it does not know) fitted on by a transformer: the
-        transformer's API says it holds rows, so from here on the name stands for rows from outside."""
-        if not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
-            return None
-        v = self.env[node.id] = self.source(node, "used")
-        v.name = node.id
-        return v
-
     def fit_call(self, obj: Obj, recv: Val, attr: str, x: Val | None, y: Val | None, e: ast.Call,
                  kws: dict) -> Val | None:
         role = obj.role

@@ -69,17 +69,6 @@ class Objects:
             new.fit = None
         return Val("obj", obj=new, site=self.site(e))
 
-    def model_from_elsewhere(self, node: ast.expr, attr: str, e: ast.Call) -> Val | None:
-        """`model = helpers.build_model(); model.fit(X, y)`: a name the analysis cannot follow, fitted on features
-        and labels, is a model of unknown kind from here on (a transformer's `fit` takes no labels)."""
-        if attr not in ("fit", "fit_generator") or not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
-            return None
-        if sum(1 for a in e.args[:2] if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
-               (v := self.expr(a)) is not None and v.is_data) < 2:
-            return None
-        self.env[node.id] = Val("obj", obj=Obj(node.id, "unknown", self.site(e)), site=self.site(e))
-        return self.env[node.id]
-
     def user_instance(self, name: str, e: ast.Call, args: list, kws: dict) -> Val:
         cls = self.user_classes[name]
         bases = {self.parsed.qualname(b).rsplit(".", 1)[-1] for b in cls.bases}

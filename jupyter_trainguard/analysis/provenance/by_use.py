@@ -1,0 +1,49 @@
+"""Names the analysis cannot follow (a project's helper module, a library it does not know, a cell it could not
+read), known by how the notebook uses them: fitted on features and labels, a model; fitted on by a transformer,
+indexed like a table (`df[['a', 'b']]`, `df.loc[...]`) or sent through a table's methods (`df.dropna()`), rows."""
+
+from __future__ import annotations
+
+import ast
+
+from .values import Obj, Val
+
+FRAME_METHODS = frozenset({"drop", "dropna", "fillna", "groupby", "head", "merge", "sort_values", "reset_index",
+                           "describe", "isnull", "isna", "astype", "to_numpy", "value_counts", "select_dtypes",
+                           "set_index", "query", "iterrows"})
+
+
+class ByUse:
+    """Mixin: values of names the analysis cannot follow, from their use."""
+
+    def by_use(self, node: ast.expr, attr: str, e: ast.Call) -> Val | None:
+        """The receiver of a method call, known by the call: a model's `fit(X, y)` or a table's method."""
+        return self.model_from_elsewhere(node, attr, e) or (self.data_by_use(node) if attr in FRAME_METHODS
+                                                            else None)
+
+    def frame_by_use(self, node: ast.expr, sl: ast.expr, accessor: str | None) -> Val | None:
+        """A name indexed like a table: through `.loc`/`.iloc`, or by a list of column names (one name in brackets
+        may be a dict's key: `hist['val_loss']`)."""
+        columns = isinstance(sl, ast.List) and sl.elts and all(isinstance(n, ast.Constant) and
+                                                               isinstance(n.value, str) for n in sl.elts)
+        return self.data_by_use(node) if accessor in ("loc", "iloc") or columns else None
+
+    def model_from_elsewhere(self, node: ast.expr, attr: str, e: ast.Call) -> Val | None:
+        """`model = helpers.build_model(); model.fit(X, y)`: a name the analysis cannot follow, fitted on features
+        and labels, is a model of unknown kind from here on (a transformer's `fit` takes no labels)."""
+        if attr not in ("fit", "fit_generator") or not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
+            return None
+        if sum(1 for a in e.args[:2] if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
+               (v := self.expr(a)) is not None and v.is_data) < 2:
+            return None
+        self.env[node.id] = Val("obj", obj=Obj(node.id, "unknown", self.site(e)), site=self.site(e))
+        return self.env[node.id]
+
+    def data_by_use(self, node: ast.expr) -> Val | None:
+        """A name the interpreter could not follow (a reader it does not know) fitted on by a transformer: the
+        transformer's API says it holds rows, so from here on the name stands for rows from outside."""
+        if not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
+            return None
+        v = self.env[node.id] = self.source(node, "used")
+        v.name = node.id
+        return v
