@@ -69,6 +69,11 @@ def read_path(node: ast.AST | None) -> tuple | None:
     arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in (
         "filepath_or_buffer", "path", "fname", "file", "io", "directory", "path_or_buf")), None)
     if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value:
-        f = node.func
-        return (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "", arg.value)
+        return call_leaf(node), arg.value
     return None
+
+
+def call_leaf(node: ast.AST | None) -> str:
+    """The last name of what a call calls (`np.subtract(...)` -> "subtract"), "" when it is not a name."""
+    f = node.func if isinstance(node, ast.Call) else None
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""

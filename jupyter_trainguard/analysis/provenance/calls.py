@@ -6,7 +6,7 @@ import ast
 
 from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_name
 from .api import lookup_class, lookup_func
-from .api.numpy_api import ELEMENTWISE, RANDOM_DRAWS
+from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, literal_points, text
 from .columns import strings
@@ -103,7 +103,7 @@ class Calls:
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
-        if data and (scores_by_name(leaf) or leaf in ELEMENTWISE and root in ("numpy", "torch", "scipy")):
+        if data and (scores_by_name(leaf) or leaf in COMPARING and root in ("numpy", "torch", "scipy")):
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import call_leaf
 from .state import UNKNOWN
 from .values import Val
 
@@ -98,7 +99,7 @@ class Functions:
         """The notebook function a hyperparameter tuner calls once per trial (`study.optimize(objective)`,
         `fmin(objective, space)`, `gp_minimize(f, dims)`, `BayesianOptimization(f=...)`)."""
         f = e.func
-        leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        leaf = call_leaf(e)
         if leaf not in TUNERS or self.parsed.qualname(f).startswith(("keras_tuner", "kerastuner")):
             return None  # (keras-tuner's classes build models per trial; their `search` is what chooses)
         node = e.args[0] if e.args else next((k.value for k in e.keywords if k.arg in ("f", "fn", "func")), None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from .api.numpy_api import ELEMENTWISE, RANDOM_DRAWS
+from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
 from .astutil import const, kw, names_time, text
@@ -331,7 +331,7 @@ class Methods:
                 else:
                     self.rebind(target.id, self.env[target.id], out)
             return None
-        return self.against_labels(out, [recv] + data, e) if attr in ELEMENTWISE else out
+        return self.against_labels(out, [recv] + data, e) if attr in COMPARING else out
 
     def stat_in_call(self, e: ast.Call) -> bool:
         """`groupby(k)[c].transform('mean')`, `apply(lambda c: (c - c.mean()) / c.std())`."""

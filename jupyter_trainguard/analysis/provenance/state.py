@@ -7,7 +7,7 @@ import itertools
 
 from ...findings import FACTORY, factory
 from ...findings import Record as _Record
-from .astutil import read_path
+from .astutil import call_leaf, read_path
 from .rows import Selection, covered, extend, union
 from .values import TRAIN_FORWARD, Eval, Fit, Site, Val, graph_layers, site_of
 
@@ -220,9 +220,8 @@ class State:
         preds = [v for v in data if v.kind == "pred"]
         if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
             self.forecast_scored(data)
-            f = node.func if isinstance(node, ast.Call) else None
-            leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            self.mark_scored(preds, node, loss=isinstance(node, ast.BinOp) or leaf in ("sub", "subtract"))
+            loss = isinstance(node, ast.BinOp) or call_leaf(node) in ("sub", "subtract")
+            self.mark_scored(preds, node, loss=loss)
             out.kind = "score"
         return out
 

@@ -9,7 +9,7 @@ import ast
 from ...findings import Record
 from ..names import DATE_WORD, TIME_OPS
 from .api import lookup_class
-from .astutil import const, kw
+from .astutil import call_leaf, const, kw
 from .rows import Selection
 from .values import Site, Val
 
@@ -130,9 +130,6 @@ def _takes_parts_only(body: list) -> bool:
         if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Pass)):
             return False
         for n in ast.walk(st):
-            if isinstance(n, ast.Call):
-                f = n.func
-                leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-                if leaf not in _TAKING:
-                    return False
+            if isinstance(n, ast.Call) and call_leaf(n) not in _TAKING:
+                return False
     return True

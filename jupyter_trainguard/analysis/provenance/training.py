@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import const, kw
+from .astutil import call_leaf, const, kw
 from .rows import union
 from .values import TRAIN_FORWARD, Eval, Fit, Obj, Val
 
@@ -66,8 +66,7 @@ def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
     if isinstance(node, (ast.List, ast.Tuple)):
         return any(_selects(el, bound, depth + 1) for el in node.elts)
     if isinstance(node, ast.Call):
-        f = node.func
-        leaf = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        leaf = call_leaf(node)
         monitor = kw(node, "monitor")
         monitor = bound.get(monitor.id, monitor) if isinstance(monitor, ast.Name) else monitor
         if isinstance(monitor, ast.Constant) and isinstance(monitor.value, str) and \

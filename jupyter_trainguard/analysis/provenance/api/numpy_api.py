@@ -34,5 +34,5 @@ RANDOM_DRAWS = frozenset({"rand", "randn", "randint", "random", "random_sample",
 # comparisons, differences and correlations written as calls (`torch.eq(y, pred)`, `np.subtract(y, pred)`,
 # `pred.eq(y)`, `np.corrcoef(y, pred)`, scipy's `pearsonr`): predictions set against labels through them are
 # scored, as with `==` and `-`
-ELEMENTWISE = frozenset({"eq", "ne", "equal", "not_equal", "isclose", "sub", "subtract", "corrcoef", "pearsonr",
+COMPARING = frozenset({"eq", "ne", "equal", "not_equal", "isclose", "sub", "subtract", "corrcoef", "pearsonr",
                          "spearmanr"})

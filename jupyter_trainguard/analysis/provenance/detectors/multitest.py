@@ -94,9 +94,10 @@ def multitest_leaks(rec: Record) -> list[Leak]:
             continue
         groups.setdefault((ev.data.rows, None), []).append(ev)
     for ev in eval_set_evals(rec, exact=True):  # held-out rows watched while each of several models trains
+        if ev.fit is None or ev.fit.kind != "model" or not _held_out(ev):
+            continue
         group = groups.setdefault((ev.data.rows, None), [])
-        if ev.fit is not None and ev.fit.kind == "model" and _held_out(ev) and \
-                all(other.obj is not ev.obj for other in group):
+        if all(other.obj is not ev.obj for other in group):
             group.append(ev)  # (one model watched on them again, as training goes on, is one configuration)
     out: list[Leak] = []
     selected: set[int] | None = None
