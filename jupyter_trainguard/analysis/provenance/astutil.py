@@ -77,3 +77,9 @@ def call_leaf(node: ast.AST | None) -> str:
     """The last name of what a call calls (`np.subtract(...)` -> "subtract"), "" when it is not a name."""
     f = node.func if isinstance(node, ast.Call) else None
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def learned_bins(e: ast.Call) -> bool:
+    """`pd.cut(x, 5)`: a bin count, whose edges come from the data's minimum and maximum (not given edges)."""
+    bins = e.args[1] if len(e.args) > 1 else kw(e, "bins")
+    return isinstance(const(bins), int) and not isinstance(const(bins), bool)

@@ -8,7 +8,7 @@ from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_nam
 from .api import lookup_class, lookup_func
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
-from .astutil import MAX_GRID, const, kw, literal_points, text
+from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, text
 from .columns import strings
 from .rows import DUP, Selection, overlap
 from .state import UNKNOWN
@@ -74,6 +74,9 @@ class Calls:
             return self.unknown(e)
         leaf = q.rsplit(".", 1)[-1]
         root = q.split(".", 1)[0]
+        io = self.file_io(q, e)  # `open(path)`, `pickle.dump(X, f)`: files the notebook may read back
+        if io is not None:
+            return io[0]
         if leaf in RNG_MAKERS and root in ("numpy", "random", "torch"):
             self.arguments(e)
             return Val("obj", obj=Obj(q, "rng", self.site(e)), site=self.site(e))
@@ -235,7 +238,7 @@ class Calls:
             if effect == "concat" and out is not None and _axis(e) == 0 and self.repeats_rows(list(parts)):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
             return out
-        if effect == "stateless" and q == "pandas.cut" and _learned_bins(e):
+        if effect == "stateless" and q == "pandas.cut" and learned_bins(e):
             effect = "scale"  # pd.cut(x, 5): the bin edges are learned from the rows' range
         if effect == "stateless" and q == "pandas.crosstab":
             return self.cross_table(e, args + list(kws.values()))
@@ -369,7 +372,10 @@ class Calls:
             part = "train" if train.value else "test"
         elif isinstance(split, str):
             part = "test" if split.startswith("test") else "val" if split.startswith("val") else "train"
-        key = ("declared", self.parsed.qualname(e.func))
+        key: tuple = ("declared", self.parsed.qualname(e.func))
+        root = e.args[0] if e.args else kw(e, "root")
+        if key[1].endswith("Folder") and root is not None:  # `ImageFolder(train_dir)`: the folder is the data
+            key += (text(root),)
         src = Val("data", rows=frozenset({(key,)}), site=self.site(e))
         if part is None:
             return src
@@ -391,9 +397,3 @@ class Calls:
                 if overlap(a.rows, b.rows) is not None:
                     return True
         return False
-
-
-def _learned_bins(e: ast.Call) -> bool:
-    """`pd.cut(x, 5)`: a bin count, whose edges come from the data's minimum and maximum (not given edges)."""
-    bins = e.args[1] if len(e.args) > 1 else kw(e, "bins")
-    return isinstance(const(bins), int) and not isinstance(const(bins), bool)

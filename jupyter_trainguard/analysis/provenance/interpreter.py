@@ -18,6 +18,7 @@ from .columns import Columns
 from .containers import Containers
 from .curves import Curves
 from .expressions import Expressions
+from .files import Files
 from .forecasts import Forecasts
 from .functions import STEP_BUDGET, Functions
 from .methods import Methods
@@ -33,7 +34,7 @@ MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up t
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, ByUse, State):
+                  Forecasts, ByUse, Files, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -372,10 +373,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         return keys if keys is not None and len(keys) == passes else None
 
     def holds_obj(self, v: Val | None) -> bool:
-        if v is None:
-            return False
-        if v.kind == "obj":
-            return True
+        if v is None or v.kind == "obj":
+            return v is not None
         return bool(v.items) and any(i is not None and i.kind == "obj" for i in v.items)
 
     def loop_items(self, it: Val | None) -> list[Val | None] | None:

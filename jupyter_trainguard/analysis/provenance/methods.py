@@ -58,6 +58,8 @@ class Methods:
     """Mixin: method calls."""
 
     def method(self, recv: Val, attr: str, e: ast.Call) -> Val | None:
+        if self.written_by_method(recv, attr, e):
+            return None
         if recv.kind == "obj":
             return self.obj_method(recv, attr, e)
         args, kws = self.arguments(e)

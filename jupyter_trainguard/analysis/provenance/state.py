@@ -68,6 +68,7 @@ class State:
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
         self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
+        self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
 
     # --------------------------------------------------------------- values
     def site(self, node: ast.AST | None) -> Site:
@@ -79,6 +80,9 @@ class State:
     def source(self, node: ast.AST | None, label: str = "src") -> Val:
         """New rows: data read or built in the notebook. A file named by the same literal path as an earlier read
         holds the same rows (`pd.read_csv('data.csv')` in two cells is one table)."""
+        back = self.read_back(node) if label == "read" else None
+        if back is not None:
+            return back  # a file the notebook wrote: what it wrote
         path = read_path(node) if label == "read" else None
         sid = self.read_paths.get(path) if path is not None else None
         if sid is None:

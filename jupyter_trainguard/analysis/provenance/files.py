@@ -1,0 +1,78 @@
+"""Files the notebook writes and reads back: a value saved under a literal path (`df.to_csv('clean.csv')`,
+`pickle.dump(X, f)` with `f = open('x.pkl', 'wb')`, `np.save`, `joblib.dump`, a network's `save`) is the same
+value when that path is read again (`pd.read_csv('clean.csv')`, `pickle.load(f)`, `load_model`): its rows, the
+statistics they carry, and a model's fit survive the round trip."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from .astutil import const, kw
+from .values import Val
+
+# functions writing their first argument to the file named by their second (`pickle.dump(X, f)`)
+VALUE_FIRST = frozenset({("pickle", "dump"), ("dill", "dump"), ("joblib", "dump"), ("torch", "save"),
+                         ("cloudpickle", "dump")})
+# functions writing their second argument to the file named by their first (`np.save('x.npy', X)`)
+PATH_FIRST = frozenset({("numpy", "save"), ("numpy", "savetxt"), ("scipy", "save_npz")})
+# methods writing their receiver to the file named by their first argument
+WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", "to_json", "to_excel", "to_hdf",
+                             "save", "save_model", "dump"})
+
+
+class Files:
+    """Mixin: values written to a file and read back."""
+
+    def file_path(self, node: ast.AST | None) -> str | None:
+        """The file a node names: a string literal, a name bound to one, an `open(...)` handle, else None."""
+        if isinstance(node, ast.Call) and self.parsed.qualname(node.func) == "open" and node.args:
+            return self.file_path(node.args[0])
+        if isinstance(node, ast.Name):
+            v = self.env.get(node.id)
+            if v is not None and v.kind == "file":
+                return v.keys.get("path") if v.keys else None
+            text = self.consts.get(node.id)
+        else:
+            text = const(node)
+        return os.path.normpath(text) if isinstance(text, str) and text.strip() else None
+
+    def file_io(self, q: str, e: ast.Call) -> tuple | None:
+        """`open(path)` (a handle naming its file) and the functions that write a value to a file: `(value,)` when
+        the call is one of them, else None."""
+        if q == "open":
+            path = self.file_path(e.args[0]) if e.args else None
+            return (Val("file", keys={"path": path}, site=self.site(e)) if path else None,)
+        root, leaf = q.split(".", 1)[0], q.rsplit(".", 1)[-1]
+        if (root, leaf) in VALUE_FIRST and len(e.args) >= 2:
+            self.wrote(self.file_path(e.args[1]), self.expr(e.args[0]))
+        elif (root, leaf) in PATH_FIRST and len(e.args) >= 2:
+            self.wrote(self.file_path(e.args[0]), self.expr(e.args[1]))
+        else:
+            return None
+        return (None,)
+
+    def written_by_method(self, recv: Val, attr: str, e: ast.Call) -> bool:
+        """`df.to_csv('clean.csv')`, `model.save('m.h5')`: the receiver is what the file holds."""
+        if attr not in WRITING_METHODS:
+            return False
+        node = e.args[0] if e.args else kw(e, "path_or_buf") or kw(e, "path") or kw(e, "filepath")
+        path = self.file_path(node)
+        if path is None or not (recv.is_data or recv.kind == "obj"):
+            return False
+        self.wrote(path, recv)
+        return True
+
+    def wrote(self, path: str | None, v: Val | None) -> None:
+        if path is not None and v is not None and (v.is_data or v.kind == "obj"):
+            self.written[path] = v
+
+    def read_back(self, node: ast.AST | None) -> Val | None:
+        """What a read returns when the notebook wrote that file earlier: the value written, at the read's site."""
+        if not self.written or not isinstance(node, ast.Call):
+            return None
+        arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in (
+            "filepath_or_buffer", "path", "fname", "file", "filepath")), None)
+        path = self.file_path(arg)
+        v = self.written.get(path) if path is not None else None
+        return v._replace(site=self.site(node), name=None) if v is not None else None
