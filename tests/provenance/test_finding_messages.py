@@ -75,6 +75,16 @@ for clf in [LogisticRegression(), SGDClassifier()]:
     assert "`Pipeline(LogisticRegression)`" in found[0].message and "`Pipeline(SGDClassifier)`" in found[0].message
 
 
+def test_models_compared_through_a_helper_are_named_by_the_cells_that_call_it() -> None:
+    """A notebook function fitting and scoring a model per feature set: the cells where it ran are the cells."""
+    helper = """def fit_and_test(A, B):
+    m = LogisticRegression(C=1.0).fit(A, ytr)
+    print(m.score(B, yte))"""
+    cells = [PRELUDE, helper, "fit_and_test(Xtr, Xte)", "fit_and_test(Xtr * 2, Xte * 2)"]
+    found = [f for f in analyze_sources(cells).findings if f.rule_id == "LEAK005"]
+    assert len(found) == 1 and "in cell(s) 3, 4," in found[0].message, [f.message for f in found]
+
+
 def test_rows_drawn_twice_from_the_same_rows_are_named_as_two_draws() -> None:
     code = """from sklearn.utils import resample
 few = df[df["label"] == 1]

@@ -207,6 +207,25 @@ def test_models_compared_on_rows_mapped_by_a_comprehension_share_the_test_rows()
     assert "LEAK005" in {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
 
 
+PREALLOCATED = """def embed(texts):
+    out = np.zeros((len(texts), 8))
+    for i, t in enumerate(texts):
+        out[i, :] = len(t)
+    return out
+texts, labels = df['text'], df['label']
+m = LogisticRegression().fit(embed(texts[:800]), labels[:800])
+# %%
+print(accuracy_score(labels[{part}], m.predict(embed(texts[{part}]))))"""
+
+
+@pytest.mark.parametrize("part, leaks", [(":800", True), ("800:", False)])
+def test_a_matrix_allocated_per_row_of_its_input_keeps_those_rows(part: str, leaks: bool) -> None:
+    """`np.zeros((len(texts), 8))` filled row by row holds a row for each text: features built again for the
+    training texts are the training rows."""
+    from .pairs import leak_ids
+    assert ("LEAK007" in leak_ids(PRELUDE, PREALLOCATED.format(part=part))) is leaks
+
+
 def test_a_column_list_grown_in_place_selects_what_it_holds_then() -> None:
     """`cols.append('fare')` after `cols = ['a', 'b']`: the list now holds the imputed column, and only then."""
     from .pairs import leak_ids

@@ -1,5 +1,6 @@
 """Python lists and dicts the notebook fills (`scores.append(s)`, `windows[key].append(w)`, `results.items()`):
-their items keep their provenance."""
+their items keep their provenance; matrices allocated with one row per row of some data, to be filled row by row
+(`np.zeros((len(texts), 100))`), are rows of that data."""
 
 from __future__ import annotations
 
@@ -49,3 +50,20 @@ class Containers:
             if old is not None and old.kind == "seq" and old.keys is None:
                 base.keys[k] = Val("seq", items=tuple(old.items or ()) + new, site=old.site)
 
+    def preallocated(self, leaf: str, e: ast.Call) -> Val | None:
+        """`np.zeros((X.shape[0], k))`: a matrix with a row for each row of `X`. (A vector, `np.zeros(len(X))`, is
+        as often one feature column of them, stacked with others by `np.vstack(...).T`: new values.)"""
+        shape = e.args[0] if e.args else None
+        if leaf not in ("zeros", "empty", "ones", "full") or not isinstance(shape, (ast.Tuple, ast.List)) or \
+                len(shape.elts) < 2:
+            return None
+        n = shape.elts[0]
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1:
+            of = n.args[0]
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" and \
+                isinstance(n.slice, ast.Constant) and n.slice.value == 0:
+            of = n.value.value
+        else:
+            return None
+        v = self.expr(of)
+        return Val("data", rows=v.rows, site=self.site(e)) if v is not None and v.is_data and v.rows else None

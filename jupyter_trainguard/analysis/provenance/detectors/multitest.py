@@ -114,7 +114,7 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         shown = last.data.text()
         name = f"`{shown}`" if shown != "the data" else code(last.site)
         models = sorted({_model_name(ev.obj) for ev in objs.values()})
-        cells = sorted({step_text(ev.site).get("cell") for ev in each} - {None})
+        cells = sorted({ev.site.ran_at()[0] + 1 for ev in each})  # where they ran (a function: where it is called)
         loop = " (in a loop over models or settings)" if any(ev.loops for ev in objs.values()) else ""
         out.append(Leak(
             "multi-test", last.site,
