@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import call_leaf
+from .astutil import call_leaf, text
+from .rows import covered, overlap
 from .state import UNKNOWN
-from .values import Val
+from .values import Obj, Val
 
 MAX_DEPTH = 3
 STEP_BUDGET = 50_000  # past this many statements loops run a single pass; past twice it calls are not followed
@@ -64,6 +65,7 @@ class Functions:
                 consts.pop(k.arg, None)
                 self.bind_constant(consts, k.arg, k.value)
         saved = (self.env, self._returns, self.mutated, self.cell, self.consts)
+        fits_before = len(self.rec.fits)
         self.call_sites.append(self.site(e))
         self.env, self._returns, self.mutated, self.consts = local, [], set(), consts
         self.cell = fval.func_cell or self.cell
@@ -87,7 +89,39 @@ class Functions:
                 self.mutated.add(caller)
                 if before is not None:
                     self.update_aliases(before, inner[p])
-        return rets[-1] if rets else None
+        out = rets[-1] if rets else None
+        if not any(f.kind == "model" for f in self.rec.fits[fits_before:]):
+            return self.by_hand(fval, e, args, kws, out, self.rec.fits[fits_before:]) or out
+        return out
+
+    def by_hand(self, fval: Val, e: ast.Call, args: list, kws: dict, out: Val | None, new_fits: list) -> Val | None:
+        """A notebook function predicting by hand (a kNN or a naive Bayes written out): called with features and
+        labels of the same rows and other rows to answer for, fitting no model, it returns values drawn from the
+        labels. The labels' rows are what it learned from; the other rows, what it predicts."""
+        if out is None or out.kind != "data" or not out.rows or fval.func is None:
+            return None
+        pos = [(i, a) for i, a in enumerate(args) if a is not None and a.is_data and a.rows and a.kind == "data"]
+        pair = next(((i, f, y) for (i, f), (_j, y) in zip(pos, pos[1:]) if f.rows == y.rows), None)
+        query = next((q for j, q in pos if pair is not None and j not in (pair[0], pair[0] + 1)), None)
+        params = [a.arg for a in fval.func.args.posonlyargs + fval.func.args.args]
+        if pair is None or query is None or pair[0] + 1 >= len(params) or \
+                not _returns_from(fval.func, params[pair[0] + 1]):
+            return None
+        _i, feats, labels = pair
+        if out.all_stats & set(new_fits) or not covered(out.rows, labels.rows | query.rows) or \
+                overlap(out.rows, labels.rows) is None:
+            return None  # statistics learned in the call (an encoder written out), or rows not from the labels
+        key = (id(fval.func), feats.rows)
+        obj = self.by_hand_models.get(key)
+        if obj is None:
+            obj = self.by_hand_models[key] = Obj(f"{fval.func.name}()", "model", self.site(e))
+        if any(v is not None and v.hyper for v in args + list(kws.values())):
+            obj.multi = 2  # settings varied by a loop: one configuration per pass
+        self.supervised(e, obj.cls, feats, labels)
+        obj.fit = self.add_fit("model", obj.cls, feats, e, obj=obj, y=labels)
+        settings = tuple(text(a) for a, v in zip(e.args, args) if v is None or not v.is_data)
+        obj.fit.config = (obj.version, self.pass_stamp, obj.fit.data_name, None, settings)
+        return self.prediction(obj, query, "predict", e)
 
     def bind_constant(self, consts: dict, param: str, node: ast.expr) -> None:
         """A parameter given a literal (or a name bound to one) stands for it inside the call."""
@@ -148,3 +182,26 @@ def _globals_of(fn: ast.FunctionDef) -> frozenset:
             _GLOBALS.clear()
         hit = _GLOBALS[id(fn)] = (fn, names)
     return hit[1]
+
+
+def _returns_from(fn: ast.FunctionDef, param: str) -> bool:
+    """Whether what the function returns is computed from this parameter (names assigned from it, transitively)."""
+    tainted = {param}
+    flows: list[tuple[ast.AST, list]] = []  # (what is read, what it is written to)
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+            flows.append((n.value, n.targets if isinstance(n, ast.Assign) else [n.target]))
+        elif isinstance(n, ast.For):
+            flows.append((n.iter, [n.target]))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                "append", "extend", "insert", "add", "update") and isinstance(n.func.value, ast.Name):
+            flows.append((n, [n.func.value]))  # `votes.append(train_y[i])`
+    for _ in range(4):
+        before = len(tainted)
+        for src, targets in flows:
+            if any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(src)):
+                tainted |= {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+        if len(tainted) == before:
+            break
+    return any(isinstance(r, ast.Return) and r.value is not None and
+               any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(r.value)) for r in ast.walk(fn))

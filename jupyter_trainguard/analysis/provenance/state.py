@@ -9,7 +9,7 @@ from ...findings import FACTORY, factory
 from ...findings import Record as _Record
 from .astutil import call_leaf, read_path
 from .rows import Selection, covered, extend, union
-from .values import TRAIN_FORWARD, Eval, Fit, Site, Val, graph_layers, site_of
+from .values import TRAIN_FORWARD, Eval, Fit, Obj, Site, Val, graph_layers, site_of
 
 THRESHOLD_CURVES = ("precision_recall_curve", "roc_curve", "det_curve")  # a score per decision threshold
 
@@ -69,6 +69,7 @@ class State:
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
         self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
+        self.by_hand_models: dict[tuple, Obj] = {}  # (notebook function, rows) -> the model it is (functions.py)
 
     # --------------------------------------------------------------- values
     def site(self, node: ast.AST | None) -> Site:
