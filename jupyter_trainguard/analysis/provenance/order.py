@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..parsed import ParsedNotebook
+from ..parsed import ParsedNotebook, tree_nodes
 
 
 def replay_order(parsed: ParsedNotebook) -> list:
@@ -66,14 +66,11 @@ def names_of(tree: ast.Module) -> tuple[set[str], set[str]]:
     """Top-level names a cell defines, and the names it reads before defining them itself."""
     stores: set[str] = set()
     loads: set[str] = set()
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Name):
             (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             stores.add(node.name)
-            for a in ast.walk(node.args) if not isinstance(node, ast.ClassDef) else ():
-                if isinstance(a, ast.arg):
-                    stores.add(a.arg)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             stores.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, ast.arg):
@@ -87,9 +84,13 @@ def _run_names(tree: ast.Module) -> tuple[set[str], set[str]]:
     stores: set[str] = set()
     loads: set[str] = set()
     todo: list[ast.AST] = list(tree.body)
+    ast_type, name_type, defs = ast.AST, ast.Name, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     while todo:
         node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, name_type):
+            (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
+            continue
+        if isinstance(node, defs):
             stores.add(node.name)
             todo.extend(node.decorator_list)
             continue
@@ -97,7 +98,10 @@ def _run_names(tree: ast.Module) -> tuple[set[str], set[str]]:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             stores.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.Name):
-            (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
-        todo.extend(ast.iter_child_nodes(node))
+        for field in node._fields:  # (`ast.iter_child_nodes` without its generator overhead)
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo.extend(x for x in value if isinstance(x, ast_type))
+            elif isinstance(value, ast_type):
+                todo.append(value)
     return stores, loads
