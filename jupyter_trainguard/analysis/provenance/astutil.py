@@ -83,3 +83,13 @@ def learned_bins(e: ast.Call) -> bool:
     """`pd.cut(x, 5)`: a bin count, whose edges come from the data's minimum and maximum (not given edges)."""
     bins = e.args[1] if len(e.args) > 1 else kw(e, "bins")
     return isinstance(const(bins), int) and not isinstance(const(bins), bool)
+
+
+def regrouped(shape: list) -> bool:
+    """A reshape to literal counts that regroups rows (`prices.reshape(100, 5)`: five values a row), after which
+    positions no longer name the rows they named (`reshape(-1, 1)`, `reshape(len(X), -1)` keep them)."""
+    if len(shape) == 1 and isinstance(shape[0], (ast.Tuple, ast.List)):
+        shape = shape[0].elts
+    dims = [const(d) for d in shape[:2]]
+    return len(dims) == 2 and all(isinstance(d, int) and not isinstance(d, bool) and d > 1 for d in dims)
+

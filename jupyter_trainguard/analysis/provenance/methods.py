@@ -8,7 +8,7 @@ import ast
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
-from .astutil import const, kw, names_time, text
+from .astutil import const, kw, names_time, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import layer_objs
@@ -238,6 +238,8 @@ class Methods:
 
     # ------------------------------------------------------------------ data
     def data_method(self, recv: Val, attr: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        if attr == "reshape" and regrouped(list(e.args)):
+            return self.select(recv, ("reshape", text(e)), "all", "reshape", e)
         if attr in ("idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest", "sort_values", "max", "min"):
             self.note_choice([recv] + args, e)
         if recv.kind in ("pred", "score") and attr in STAT_METHODS | {"sum", "item", "round", "count_nonzero"}:
