@@ -279,3 +279,24 @@ def test_a_threshold_picked_on_the_test_rows_curve_is_a_choice_on_them() -> None
     only held-out rows, tunes the threshold on the test set. A threshold fixed in advance picks nothing."""
     assert "LEAK004" in multi_test(THRESHOLD.format(pick="t = thr[np.argmax(2 * prec * rec / (prec + rec + 1e-9))]"))
     assert multi_test(THRESHOLD.format(pick="t = 0.5")) == set()
+
+
+MIDDLE = """import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import r2_score
+df = pd.read_csv("prices.csv")
+train, held = df.iloc[:700], df.iloc[700:900]
+for m in [Ridge(), RandomForestRegressor()]:
+    m.fit(train[['a', 'b']], train['y'])
+    print(r2_score(held['y'], m.predict(held[['a', 'b']])))
+{final}"""
+
+
+def test_a_middle_slice_scored_last_is_the_test_set() -> None:
+    """`df.iloc[700:900]` no model is trained on, and no later part scored: comparing models there is choosing on
+    the test rows; with the rows after it scored once at the end it is a validation part."""
+    found = {f.rule_id for f in analyze_sources([MIDDLE.format(final="")]).findings}
+    assert "LEAK005" in found
+    later = "test = df.iloc[900:]\nprint(r2_score(test['y'], m.predict(test[['a', 'b']])))"
+    assert "LEAK005" not in {f.rule_id for f in analyze_sources([MIDDLE.format(final=later)]).findings}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....findings import FACTORY, Record, factory
-from ..rows import Selection
+from ..rows import POSITIONAL, Selection, key_kind
 from ..state import Record as Recorded
 from ..values import Eval, Site, Val
 
@@ -118,7 +118,7 @@ def _split_final(rec, rows: frozenset) -> bool:
             if kind == "folds":
                 return False
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
-                training = not _held_side(rec, key, part)
+                training = not _held_side(rec, key, part) and not (part == "mid" and _last_middle(rec, tok[0], key))
                 if training:
                     if kind == "split" or key in _reserved_cuts(rec):
                         return False  # a split's test part is kept aside for the end, scored yet or not
@@ -148,6 +148,22 @@ def _held_side(rec, key: object, part: str) -> bool:
     if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks)
         return part in HELD_SIDE
     return any(k == key for k, _p in trained) or part in HELD_SIDE
+
+
+def _last_middle(rec, source: object, key: object) -> bool:
+    """A middle slice no model is trained on, while no other positional part of its source is scored on its held
+    side (`train = df.iloc[:74]`, `test = df.iloc[75:99]`): the held-out set, not a validation part before one."""
+    _held_side(rec, key, "mid")  # (fills the cache of trained steps)
+    trained = _cache(rec)["trained"]
+    if any(k == key for k, _p in trained):
+        return False
+    for ev in rec.evals:
+        if ev.scored and not ev.cv and ev.fit is not None and ev.fit.kind == "model":
+            for tok in ev.data.rows:
+                if tok[0] == source and any(k != key and key_kind(k) in POSITIONAL and p in ("hi", "mid") and
+                                            (k, p) not in trained for k, p in tok[1:]):
+                    return False
+    return True
 
 
 def _scored_last(rec, trained: set) -> dict:
