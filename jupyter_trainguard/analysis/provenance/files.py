@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import os
 
-from .astutil import const, kw
+from .astutil import const, path_arg
 from .values import Val
 
 # functions writing their first argument to the file named by their second (`pickle.dump(X, f)`)
@@ -56,8 +56,7 @@ class Files:
         """`df.to_csv('clean.csv')`, `model.save('m.h5')`: the receiver is what the file holds."""
         if attr not in WRITING_METHODS:
             return False
-        node = e.args[0] if e.args else kw(e, "path_or_buf") or kw(e, "path") or kw(e, "filepath")
-        path = self.file_path(node)
+        path = self.file_path(path_arg(e))
         if path is None or not (recv.is_data or recv.kind == "obj"):
             return False
         self.wrote(path, recv)
@@ -71,8 +70,6 @@ class Files:
         """What a read returns when the notebook wrote that file earlier: the value written, at the read's site."""
         if not self.written or not isinstance(node, ast.Call):
             return None
-        arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in (
-            "filepath_or_buffer", "path", "fname", "file", "filepath")), None)
-        path = self.file_path(arg)
+        path = self.file_path(path_arg(node))
         v = self.written.get(path) if path is not None else None
         return v._replace(site=self.site(node), name=None) if v is not None else None

@@ -90,8 +90,9 @@ class Functions:
                 if before is not None:
                     self.update_aliases(before, inner[p])
         out = rets[-1] if rets else None
-        if not any(f.kind == "model" for f in self.rec.fits[fits_before:]):
-            return self.by_hand(fval, e, args, kws, out, self.rec.fits[fits_before:]) or out
+        new_fits = self.rec.fits[fits_before:]
+        if not any(f.kind == "model" for f in new_fits):
+            return self.by_hand(fval, e, args, kws, out, new_fits) or out
         return out
 
     def by_hand(self, fval: Val, e: ast.Call, args: list, kws: dict, out: Val | None, new_fits: list) -> Val | None:

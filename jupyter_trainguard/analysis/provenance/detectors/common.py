@@ -134,10 +134,7 @@ def _held_side(rec, key: object, part: str) -> bool:
     models are scored on (held-out rows split again, `X_test, X_val = train_test_split(X_test)`): the side scored
     last. Else a split's test part, and of a cut the side models were not trained on when the other side was
     (`X_test = X[:1000]`, `X_train = X[1000:]`), else its later rows."""
-    trained = _cache(rec).get("trained")
-    if trained is None:
-        trained = _cache(rec)["trained"] = {step for f in rec.fits if f.kind == "model" for tok in f.rows
-                                              for step in tok[1:]}
+    trained = _trained_steps(rec)
     sel = rec.selections.get(key)
     split = sel is not None and sel.kind == "split"
     if (key, part) in trained and not split:
@@ -150,11 +147,19 @@ def _held_side(rec, key: object, part: str) -> bool:
     return any(k == key for k, _p in trained) or part in HELD_SIDE
 
 
+def _trained_steps(rec) -> set:
+    """Every selection step (key, part) some model's training rows went through. Cached on the record."""
+    trained = _cache(rec).get("trained")
+    if trained is None:
+        trained = _cache(rec)["trained"] = {step for f in rec.fits if f.kind == "model" for tok in f.rows
+                                              for step in tok[1:]}
+    return trained
+
+
 def _last_middle(rec, source: object, key: object) -> bool:
     """A middle slice no model is trained on, while no other positional part of its source is scored on its held
     side (`train = df.iloc[:74]`, `test = df.iloc[75:99]`): the held-out set, not a validation part before one."""
-    _held_side(rec, key, "mid")  # (fills the cache of trained steps)
-    trained = _cache(rec)["trained"]
+    trained = _trained_steps(rec)
     if any(k == key for k, _p in trained):
         return False
     for ev in rec.evals:
