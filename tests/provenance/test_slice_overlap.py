@@ -82,15 +82,17 @@ def test_slice_bounds_arithmetic() -> None:
 REGROUPED = """from sklearn.preprocessing import StandardScaler
 prices = df['close'].values.reshape(500, 1)
 scaler = StandardScaler().fit(prices[{fitted}])
-frame = pd.DataFrame(scaler.transform(prices).reshape(100, 5), columns=list('abcdy'))
+frame = pd.DataFrame({regroup}, columns=list('abcdy'))
 train, test = frame.iloc[:74], frame.iloc[75:99]
 model = LogisticRegression().fit(train.drop(columns='y'), train['y'])
 print(accuracy_score(test['y'], model.predict(test.drop(columns='y'))))"""
 
 
+@pytest.mark.parametrize("regroup", ["scaler.transform(prices).reshape(100, 5)",
+                                     "np.reshape(scaler.transform(prices), (100, 5))"])
 @pytest.mark.parametrize("fitted, leaks", [(":374", False), (":", True)])
-def test_rows_regrouped_by_a_reshape_are_not_named_by_earlier_positions(fitted: str, leaks: bool) -> None:
+def test_rows_regrouped_by_a_reshape_are_not_named_by_earlier_positions(fitted: str, leaks: bool, regroup: str) -> None:
     """`reshape(100, 5)` makes five values one row: a slice of the result says nothing about the slice the
     scaler was fitted on, but a scaler fitted on every value still reached every regrouped row."""
-    rep = analyze_sources([PRELUDE, REGROUPED.format(fitted=fitted)])
+    rep = analyze_sources([PRELUDE, REGROUPED.format(fitted=fitted, regroup=regroup)])
     assert ("LEAK001" in {f.rule_id for f in rep.findings}) is leaks

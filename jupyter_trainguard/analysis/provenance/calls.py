@@ -8,7 +8,7 @@ from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_nam
 from .api import lookup_class, lookup_func
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
-from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, text
+from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
 from .columns import strings
 from .rows import DUP, Selection, overlap
 from .state import UNKNOWN
@@ -223,10 +223,12 @@ class Calls:
         if effect == "metric":
             return self.metric_call(q, e, args + list(kws.values()))
         if effect == "read":
-            src = self.source(e, "read")
+            src = self.keras_subset(self.source(e, "read"), e)
             src.time = self.read_evidence(e)
             return self.new_frame(src) if q.startswith("pandas") else src
         if effect == "build":
+            if q.endswith(".reshape") and args and args[0] is not None and args[0].is_data and regrouped(e.args[1:]):
+                return self.select(args[0], ("reshape", text(e)), "all", "reshape", e)  # `np.reshape(x, (100, 5))`
             return self.build(e, args, kws)
         if effect in ("concat", "merge"):
             parts = args[0].items if args and args[0] is not None and args[0].kind == "seq" and args[0].items \
@@ -362,32 +364,6 @@ class Calls:
         parts = tuple(self.select(src, key, p, "split", e) for p in names)
         self.rec.held_out_parts.extend(parts[1:])
         return Val("seq", items=parts, site=self.site(e))
-
-    def declared_split(self, e: ast.Call, args: list, kws: dict) -> Val:
-        """A library dataset whose split is declared (`MNIST(train=False)`, `load_dataset(split="test")`)."""
-        train = kw(e, "train")
-        split = const(kw(e, "split"))
-        part = None
-        if isinstance(train, ast.Constant):
-            part = "train" if train.value else "test"
-        elif isinstance(split, str):
-            part = "test" if split.startswith("test") else "val" if split.startswith("val") else "train"
-        key: tuple = ("declared", self.parsed.qualname(e.func))
-        root = e.args[0] if e.args else kw(e, "root")
-        if key[1].endswith("Folder") and root is not None:  # `ImageFolder(train_dir)`: the folder is the data
-            key += (text(root),)
-        src = Val("data", rows=frozenset({(key,)}), site=self.site(e))
-        if part is None:
-            return src
-        return self.declared_part(src, key, part, e)
-
-    def declared_part(self, src: Val, key: object, part: str, e: ast.AST) -> Val:
-        """One declared split of a library dataset (`raw["test"]`, `MNIST(train=False)`)."""
-        out = self.select(src, ("declared-split", key), part, "split", e)
-        if part != "train":
-            self.rec.held_out_parts.append(out)
-        return out
-
 
     def repeats_rows(self, parts: list) -> bool:
         """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows."""

@@ -80,7 +80,7 @@ class Expressions:
                     self.expr(part.value)
             return None
         if isinstance(e, (ast.Await, ast.Yield, ast.YieldFrom)):
-            return self.expr(e.value)
+            return self.yielded(e)
         return None
 
     def outside_value(self, e: ast.Name) -> Val | None:

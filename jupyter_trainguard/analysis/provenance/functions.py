@@ -21,6 +21,8 @@ TUNERS = frozenset({"optimize", "fmin", "gp_minimize", "forest_minimize", "gbrt_
 class Functions:
     """Mixin: inlining notebook functions."""
 
+    _yields: list[Val] | None = None  # what the generator function being followed yields
+
     def inline(self, fval: Val, e: ast.Call, args: list[Val | None], kws: dict[str, Val | None]) -> Val | None:
         """Follow a notebook function for this call; the events it records point into the defining cell."""
         fn = fval.func
@@ -64,20 +66,20 @@ class Functions:
             if k.arg is not None:
                 consts.pop(k.arg, None)
                 self.bind_constant(consts, k.arg, k.value)
-        saved = (self.env, self._returns, self.mutated, self.cell, self.consts)
+        saved = (self.env, self._returns, self.mutated, self.cell, self.consts, self._yields)
         fits_before = len(self.rec.fits)
         self.call_sites.append(self.site(e))
-        self.env, self._returns, self.mutated, self.consts = local, [], set(), consts
+        self.env, self._returns, self.mutated, self.consts, self._yields = local, [], set(), consts, []
         self.cell = fval.func_cell or self.cell
         self.depth += 1
         try:
             self.block(fn.body)
             rets = [r for r in self._returns if r is not None]
-            mutated, inner = self.mutated, self.env
+            mutated, inner, yields = self.mutated, self.env, self._yields
         finally:
             self.depth -= 1
             self.call_sites.pop()
-            self.env, self._returns, self.mutated, self.cell, self.consts = saved
+            self.env, self._returns, self.mutated, self.cell, self.consts, self._yields = saved
         globs = _globals_of(fn)
         for n in globs:
             if n in inner:
@@ -90,10 +92,21 @@ class Functions:
                 if before is not None:
                     self.update_aliases(before, inner[p])
         out = rets[-1] if rets else None
+        if _is_generator(fn):  # the caller iterates over what it yields (`validation_data=batches(...)`)
+            out = Val("seq", items=tuple({id(v): v for v in yields}.values()), site=self.site(e)) if yields else None
         new_fits = self.rec.fits[fits_before:]
         if not any(f.kind == "model" for f in new_fits):
             return self.by_hand(fval, e, args, kws, out, new_fits) or out
         return out
+
+    def yielded(self, e: ast.Await | ast.Yield | ast.YieldFrom) -> Val | None:
+        """`yield v` in a followed generator function: `v` is one of the values its caller iterates over
+        (`yield from parts`: each of them)."""
+        v = self.expr(e.value) if e.value is not None else None
+        if self._yields is not None and v is not None and not isinstance(e, ast.Await):
+            items = v.items if isinstance(e, ast.YieldFrom) and v.kind == "seq" and v.items is not None else (v,)
+            self._yields += [i for i in items if i is not None]
+        return v
 
     def by_hand(self, fval: Val, e: ast.Call, args: list, kws: dict, out: Val | None, new_fits: list) -> Val | None:
         """A notebook function predicting by hand (a kNN or a naive Bayes written out): called with features and
@@ -206,3 +219,15 @@ def _returns_from(fn: ast.FunctionDef, param: str) -> bool:
             break
     return any(isinstance(r, ast.Return) and r.value is not None and
                any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(r.value)) for r in ast.walk(fn))
+
+
+def _is_generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether `fn` itself yields (a `yield` in a function or lambda nested in it does not count)."""
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo += ast.iter_child_nodes(n)
+    return False

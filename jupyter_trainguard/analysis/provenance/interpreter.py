@@ -11,12 +11,13 @@ import builtins
 
 from ..names import role_from_name
 from ..parsed import ParsedNotebook
-from .astutil import unenumerated
+from .astutil import call_leaf, unenumerated
 from .by_use import ByUse
 from .calls import Calls
 from .columns import Columns
 from .containers import Containers
 from .curves import Curves
+from .declared import Declared
 from .expressions import Expressions
 from .files import Files
 from .forecasts import Forecasts
@@ -34,7 +35,7 @@ MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up t
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, ByUse, Files, State):
+                  Forecasts, ByUse, Files, Declared, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -206,8 +207,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             if items is not None and len(items) == len(t.elts):
                 for tt, vv in zip(t.elts, items):
                     self.assign(tt, vv, rhs)
-            elif v is not None and v.is_data and len(t.elts) > 1:  # an unknown call returning several values:
-                key = ("unpack", id(rhs))  # each is some part of the rows (never all of them)
+            elif v is not None and v.is_data and len(t.elts) > 1 and call_leaf(rhs) != "next":  # an unknown call
+                key = ("unpack", id(rhs))  # returning several values: each is some part of the rows (never all)
                 for i, tt in enumerate(t.elts):
                     self.assign(tt, self.select(v, key, f"part{i}", "mask", rhs), rhs)
             else:

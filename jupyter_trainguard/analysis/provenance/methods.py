@@ -99,8 +99,8 @@ class Methods:
             return None
         if obj.role in ("loss", "config"):
             return None
-        if attr == "flow_from_directory":
-            return self.source(e, "read")  # images read from a folder: rows of their own
+        if attr == "flow_from_directory":  # images read from a folder: rows of their own (a `subset` of them)
+            return self.keras_subset(self.source(e, "read"), e)
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts") or \
             kws.get("generator") or kws.get("dataframe") or kws.get("X_train")
         y = args[1] if len(args) > 1 else kws.get("y") or kws.get("y_train")
@@ -137,8 +137,9 @@ class Methods:
                 return None
             fit = obj.fit if obj.role in ("transformer", "augmenter", "pipeline", "model") else None
             stats = x.all_stats | ({fit} if fit is not None and fit.kind in ("transformer", "statistic") else set())
-            return Val("pred" if x.kind == "pred" else "data", rows=x.rows, stats=frozenset(stats), site=self.site(e),
-                       evals=x.evals, time=x.time)  # (`enc.inverse_transform(pred)`: still predictions)
+            out = Val("pred" if x.kind == "pred" else "data", rows=x.rows, stats=frozenset(stats), site=self.site(e),
+                      evals=x.evals, time=x.time)  # (`enc.inverse_transform(pred)`: still predictions)
+            return self.keras_subset(out, e) if attr.startswith("flow") else out
         if attr in ("get_support", "get_feature_names_out") and obj.fit is not None and obj.role == "transformer":
             return Val("data", stats=frozenset({obj.fit}), site=self.site(e))  # the columns a selector chose
         if attr == "set_params" and any(v is not None and v.hyper and v.kind != "seq" for v in kws.values()):
