@@ -106,3 +106,14 @@ def test_clones_are_new_unfitted_models_and_deep_copies_keep_their_fit() -> None
     kept = ("import copy\nm = RandomForestRegressor(random_state=0).fit(Xtr, ytr)\nbest = copy.deepcopy(m)\n"
             "print(mean_absolute_error(ytr, best.predict(Xtr)))")
     assert "LEAK007" in {f.rule_id for f in analyze_sources([PRELUDE, kept]).findings}
+
+
+def test_a_dummy_baseline_beside_one_model_chooses_nothing() -> None:
+    """The baseline learns only the label counts: the model set beside it on the test rows is measured, not chosen;
+    two real models beside it are still compared."""
+    base = ("from sklearn.dummy import DummyRegressor\nm = RandomForestRegressor().fit(Xtr, ytr)\n"
+            "d = DummyRegressor(strategy='mean').fit(Xtr, ytr)\n"
+            "print(mean_absolute_error(yte, m.predict(Xte)), mean_absolute_error(yte, d.predict(Xte)))")
+    assert not compared(base)
+    assert compared(base, "from sklearn.linear_model import Ridge\nr = Ridge().fit(Xtr, ytr)\n"
+                          "print(mean_absolute_error(yte, r.predict(Xte)))")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_name
-from .api import lookup_class, lookup_func
+from .api import ClassRow, builds_network, lookup_class, lookup_func
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
@@ -81,6 +81,8 @@ class Calls:
             self.arguments(e)
             return Val("obj", obj=Obj(q, "rng", self.site(e)), site=self.site(e))
         crow = lookup_class(q) if leaf[:1].isupper() or leaf.startswith("make_") or root == "statsmodels" else None
+        if crow is None and builds_network(q):
+            crow = ClassRow("torch")  # `models.resnet50(weights=...)`: a network, as `models.ResNet(...)` is
         if crow is not None and crow.role != "data":
             return self.construct(q, crow, e)
         frow = lookup_func(q)

@@ -65,6 +65,25 @@ def lookup_class(q: str) -> ClassRow | None:
     return None
 
 
+NETWORK_FACTORIES = frozenset({"timm.create_model", "torch.hub.load", "torchvision.models.get_model"})
+_NOT_NETWORKS = frozenset({"list_models", "get_model_weights", "get_weight", "get_model_builder"})
+
+
+@lru_cache(maxsize=4096)
+def builds_network(q: str) -> bool:
+    """A function returning a network, as its class would: torchvision's builders (`models.resnet50(weights=...)`,
+    `models.detection.fasterrcnn_resnet50_fpn()`), `timm.create_model`, `torch.hub.load`, and `from_pretrained` of
+    a torch model class (`AutoModelForSequenceClassification.from_pretrained(...)`)."""
+    if q in NETWORK_FACTORIES:
+        return True
+    parts = q.split(".")
+    if parts[:2] == ["torchvision", "models"] and len(parts) > 2:
+        return all(p[:1].islower() for p in parts[2:]) and parts[-1] not in _NOT_NETWORKS
+    cls, _, leaf = q.rpartition(".")
+    row = lookup_class(cls) if leaf == "from_pretrained" and not cls.rsplit(".", 1)[-1].startswith("TF") else None
+    return row is not None and row.role == "torch"
+
+
 @lru_cache(maxsize=4096)
 def lookup_func(q: str) -> FuncRow | None:
     """The row of a function by qualified name (`sklearn.model_selection.train_test_split`)."""
@@ -81,4 +100,4 @@ def lookup_func(q: str) -> FuncRow | None:
     return None
 
 
-__all__ = ["ClassRow", "FuncRow", "lookup_class", "lookup_func"]
+__all__ = ["ClassRow", "FuncRow", "builds_network", "lookup_class", "lookup_func"]

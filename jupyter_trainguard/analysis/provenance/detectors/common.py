@@ -93,6 +93,7 @@ def data_leaves(v: Val | None, depth: int = 0) -> list[Val]:
 
 TRAIN_SIDE = frozenset({"train", "lo", "mid"})
 HELD_SIDE = frozenset({"test", "hi", "rest"})
+MASK_SIDES = {"sub": "not", "not": "sub"}  # the rows a boolean mask keeps and the rows it leaves out
 
 
 def final_test(rec, rows: frozenset) -> bool:
@@ -117,7 +118,8 @@ def _split_final(rec, rows: frozenset) -> bool:
             kind = sel.kind if sel is not None else None
             if kind == "folds":
                 return False
-            if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE:
+            if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE or \
+                    kind == "mask" and _complement_trained(rec, key, part):
                 training = not _held_side(rec, key, part) and not (part == "mid" and _last_middle(rec, tok[0], key))
                 if training:
                     if kind == "split" or key in _reserved_cuts(rec):
@@ -154,6 +156,14 @@ def _trained_steps(rec) -> set:
         trained = _cache(rec)["trained"] = {step for f in rec.fits if f.kind == "model" for tok in f.rows
                                               for step in tok[1:]}
     return trained
+
+
+def _complement_trained(rec, key: object, part: str) -> bool:
+    """The rows a boolean mask leaves out while models are trained on the rows it keeps, or the other way round
+    (`train = df[msk]`, `test = df[~msk]`): the mask splits the data, and this is its held-out side."""
+    other = MASK_SIDES.get(part)
+    trained = _trained_steps(rec)
+    return other is not None and (key, other) in trained and (key, part) not in trained
 
 
 def _last_middle(rec, source: object, key: object) -> bool:
@@ -221,7 +231,8 @@ def _held_keys(rec, row_sets: list) -> set:
         for tok in rows:
             for key, part in tok[1:]:
                 sel = rec.selections.get(key)
-                if sel is not None and sel.kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE and \
+                if sel is not None and sel.kind in ("slice", "mask") and (part in HELD_SIDE | TRAIN_SIDE or
+                                                                    _complement_trained(rec, key, part)) and \
                         _held_side(rec, key, part):
                     out.add((tok[0], key))
     return out

@@ -17,6 +17,12 @@ def _held_out(ev: Eval) -> bool:
     return bool(ev.data.rows) and ev.fit is not None and not covered(ev.data.rows, ev.fit.rows)
 
 
+def _baseline(ev: Eval) -> bool:
+    """A dummy baseline (`DummyClassifier(strategy='most_frequent')`): it learns no more than the label counts, so
+    setting a model beside it on the test rows measures the model, it chooses none."""
+    return ev.obj is not None and ev.obj.cls.rsplit(".", 1)[-1].startswith("Dummy")
+
+
 def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval], list[Eval]]:
     """How many model configurations these evaluations score (a model rebuilt per setting counts as two, unless
     every loop over settings around it splits anew: each pass is then scored on other rows); the model objects
@@ -90,7 +96,7 @@ def multitest_leaks(rec: Record) -> list[Leak]:
             continue
         if ev.cv and not final_test(rec, ev.data.rows):
             continue  # cross-validation compares candidates on folds of training rows (on the test rows, it does not)
-        if ev.blended_only:
+        if ev.blended_only or _baseline(ev):
             continue
         groups.setdefault((ev.data.rows, None), []).append(ev)
     for ev in eval_set_evals(rec, exact=True):  # held-out rows watched while each of several models trains

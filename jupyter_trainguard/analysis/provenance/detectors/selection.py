@@ -18,7 +18,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
         name = f"`{data.name}`" if data.name else "the held-out rows"
         how = ("to a hyperparameter search", "which settings are kept") if obj is not None and obj.role == "tuner" \
-            else ("with early stopping", "when training stops")
+            else ("with early stopping or a best-model checkpoint", "when training stops or which weights are kept")
         out.append(Leak("selection", site,
                         f"The held-out rows {name} are passed as `{kwarg}` {how[0]} in {site.where()}: they decide "
                         f"{how[1]}, so they can no longer give an unbiased score.",

@@ -1,0 +1,65 @@
+"""A boolean mask whose kept rows train the models and whose left-out rows score them (`train = df[msk]`,
+`test = df[~msk]`) splits the data like `train_test_split`: comparing models on the left-out side, or stopping
+on it, is a choice by the test rows. Whole notebooks through the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+HEAD = """import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+df = pd.read_csv("data.csv")"""
+
+SPLIT = """msk = np.random.rand(len(df)) < 0.8
+train, test = df[{tr}], df[{te}]
+X_train, y_train = train.drop(columns="y"), train["y"]
+X_test, y_test = test.drop(columns="y"), test["y"]"""
+
+COMPARE = """for m in [LogisticRegression(), RandomForestClassifier()]:
+    m.fit(X_train, y_train)
+    print(accuracy_score(y_test, m.predict(X_test)))"""
+
+ONE = """m = RandomForestClassifier().fit(X_train, y_train)
+print(accuracy_score(y_test, m.predict(X_test)))"""
+
+
+def rules(*cells: str) -> set[str]:
+    return {f.rule_id for f in analyze_sources([HEAD, *cells]).findings if f.rule_id.startswith("LEAK")}
+
+
+@pytest.mark.parametrize("tr, te", [("msk", "~msk"), ("~msk", "msk")])
+def test_models_compared_on_the_rows_a_mask_leaves_out(tr: str, te: str) -> None:
+    split = SPLIT.format(tr=tr, te=te)
+    assert "LEAK005" in rules(split, COMPARE)
+    assert not rules(split, ONE)  # one model scored once chooses nothing
+
+
+def test_a_mask_that_only_filters_is_no_split() -> None:
+    """`df[df.age > 0]` keeps the rows a later split divides: that split's test part is the held-out set."""
+    code = ("from sklearn.model_selection import train_test_split\nclean = df[df.age > 0]\n"
+            "X_train, X_test, y_train, y_test = train_test_split(clean.drop(columns='y'), clean['y'])")
+    assert "LEAK005" in rules(code, COMPARE)
+    assert not rules(code, ONE)
+
+
+KERAS = """from tensorflow.keras import layers, models
+from tensorflow.keras.callbacks import ModelCheckpoint
+net = models.Sequential([layers.Dense(8), layers.Dense(1)])
+net.compile(optimizer="adam", loss="mse")
+best = ModelCheckpoint("best.h5", save_best_only=True)
+net.fit(X_train, y_train, validation_data=(X_test, y_test), epochs=30, callbacks=[best])"""
+
+
+def test_a_best_checkpoint_on_the_left_out_rows_chooses_by_them() -> None:
+    split = SPLIT.format(tr="msk", te="~msk")
+    found = analyze_sources([HEAD, split, KERAS]).findings
+    leak = next(f for f in found if f.rule_id == "LEAK004")
+    assert "which weights are kept" in leak.message
+    held = ("hold = pd.read_csv('holdout.csv')\n"
+            "print(accuracy_score(hold['y'], net.predict(hold.drop(columns='y')) > 0.5))")
+    assert "LEAK004" not in rules(split, KERAS, held)  # a labelled file scored after it: a validation side
