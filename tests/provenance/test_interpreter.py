@@ -96,6 +96,17 @@ def test_a_function_called_before_the_cell_defining_it_runs_is_followed():
     assert rec.env["Z"] is not None and rec.env["Z"].all_stats  # the mean the function takes
 
 
+def test_an_application_entry_point_is_followed_down_to_its_feature_builder():
+    """`main()` -> `run()` -> `train_and_score()` -> `features()`: a fit four calls deep still reaches the caller."""
+    code = ("import numpy as np\nfrom sklearn.preprocessing import StandardScaler\nsc = StandardScaler()\n"
+            "def features(a):\n    return sc.fit_transform(a)\n"
+            "def train_and_score(a):\n    return features(a)\n"
+            "def run(path):\n    return train_and_score(np.load(path))\n"
+            "def main():\n    return run('x.npy')\nZ = main()")
+    rec = run([code])
+    assert rec.env["Z"] is not None and any(f.kind == "transformer" for f in rec.env["Z"].all_stats)
+
+
 def test_a_loop_over_dict_items_keeps_each_key_with_its_own_value():
     """`for name, frame in parts.items(): clean[name] = ...`: each key of the new dict holds the frame it was
     built from (not every frame under every key: the training part is not the validation part)."""

@@ -231,3 +231,53 @@ def test_a_column_list_grown_in_place_selects_what_it_holds_then() -> None:
     from .pairs import leak_ids
     assert "LEAK001" in leak_ids(PRELUDE, LISTED.format(kept="['a', 'b']", grow="cols.append('fare')\n"))
     assert not leak_ids(PRELUDE, LISTED.format(kept="['a', 'b', 'fare']", grow="cols.remove('fare')\n"))
+
+
+WINDOWED = """from sklearn.preprocessing import MinMaxScaler
+values = df[['close']].values
+{scale}
+class Windows:
+    def __init__(self, data, k):
+        self.data, self.k = data, k
+    def build(self):
+        self.w = np.empty((len(self.data) - self.k, self.k + 1, 1))
+        for i in range(len(self.data) - self.k):
+            self.w[i, :, :] = self.data[i:i + self.k + 1, :]
+        return self.w
+{windows}
+m = Ridge().fit(Wtr[:, :-1, 0], Wtr[:, -1, 0])
+print(mean_squared_error(Wte[:, -1, 0], m.predict(Wte[:, :-1, 0])))"""
+
+
+@pytest.mark.parametrize("scale, windows, leaks", [
+    ("scaled = MinMaxScaler().fit_transform(values)",
+     "W = Windows(scaled, 10).build()\nWtr, Wte = W[:-100], W[-100:]", True),
+    ("sc = MinMaxScaler().fit(values[:800])\ntr, te = sc.transform(values[:800]), sc.transform(values[800:])",
+     "Wtr, Wte = Windows(tr, 10).build(), Windows(te, 10).build()", False)])
+def test_a_matrix_allocated_empty_holds_the_windows_written_into_it(scale: str, windows: str, leaks: bool) -> None:
+    """`W = np.empty((n - k, k + 1, 1))` filled with `W[i] = X[i:i + k + 1]`: its rows are the rows of `X`, so
+    a scaler fitted on all of `X` reaches the windows cut off for testing."""
+    from .pairs import leak_ids
+    assert ("LEAK001" in leak_ids(PRELUDE, WINDOWED.format(scale=scale, windows=windows))) is leaks
+
+
+def test_predictions_written_into_a_row_of_an_allocation_are_no_rows_of_it() -> None:
+    """`oof[i, :] = clf.predict(X_te)` stores one fold's predictions of every test row in one row: the matrix's
+    rows are folds, and its mean over them (`axis=0`) learns nothing from the test rows."""
+    from .pairs import leak_ids
+    code = ("from sklearn.model_selection import KFold\nX, y = df[['a', 'b']].values, df['label'].values\n"
+            "X_tr, X_te, y_tr, y_te = X[:800], X[800:], y[:800], y[800:]\noof = np.zeros((5, len(X_te)))\n"
+            "for i, (a, b) in enumerate(KFold(5).split(X_tr)):\n"
+            "    oof[i, :] = Ridge().fit(X_tr[a], y_tr[a]).predict(X_te)\n"
+            "blend = oof.mean(axis=0)\nprint(mean_squared_error(y_te, blend))")
+    assert "LEAK001" not in leak_ids(PRELUDE, code)
+
+
+def test_a_table_from_an_unknown_reader_is_known_by_its_columns() -> None:
+    """`raw = ticker.history(...)` (a library the analysis does not know) indexed by a list of column names bound to
+    a name is a table: a scaler fitted on all of it before the split leaks."""
+    from .pairs import leak_ids
+    code = ("import yfinance as yf\ncols = ['open', 'close']\nraw = yf.Ticker('ABC').history(start='2020-01-01')\n"
+            "X = MinMaxScaler().fit_transform(raw[cols])\nXtr, Xte, ytr, yte = train_test_split(X, raw['y'])\n"
+            "print(mean_squared_error(yte, Ridge().fit(Xtr, ytr).predict(Xte)))")
+    assert "LEAK001" in leak_ids(PRELUDE + "\nfrom sklearn.preprocessing import MinMaxScaler", code)

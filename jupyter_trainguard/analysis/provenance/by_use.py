@@ -10,7 +10,8 @@ from .values import Obj, Val
 
 FRAME_METHODS = frozenset({"drop", "dropna", "fillna", "groupby", "head", "merge", "sort_values", "reset_index",
                            "describe", "isnull", "isna", "astype", "to_numpy", "value_counts", "select_dtypes",
-                           "set_index", "query", "iterrows"})
+                           "set_index", "query", "iterrows", "tail", "info", "nunique", "pct_change", "rolling",
+                           "resample"})
 
 
 class ByUse:
@@ -23,7 +24,9 @@ class ByUse:
 
     def frame_by_use(self, node: ast.expr, sl: ast.expr, accessor: str | None) -> Val | None:
         """A name indexed like a table: through `.loc`/`.iloc`, or by a list of column names (one name in brackets
-        may be a dict's key: `hist['val_loss']`)."""
+        may be a dict's key: `hist['val_loss']`), given in the brackets or bound to a name (`df[columns]`)."""
+        if isinstance(sl, ast.Name) and isinstance(self.bound_nodes.get(sl.id), ast.List):
+            sl = self.bound_nodes[sl.id]
         columns = isinstance(sl, ast.List) and sl.elts and all(isinstance(n, ast.Constant) and
                                                                isinstance(n.value, str) for n in sl.elts)
         return self.data_by_use(node) if accessor in ("loc", "iloc") or columns else None

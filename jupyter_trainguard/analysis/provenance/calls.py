@@ -118,7 +118,7 @@ class Calls:
         if layers:
             return Val("graph", items=layers, site=self.site(e))
         if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
-            return self.preallocated(leaf, e) or self.source(e, "made")
+            return self.preallocated(leaf, e) or self.allocation(leaf, e)
         if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data", "download",
                     "DataReader") or \
                 leaf.startswith(("load_", "read_", "get_data", "fetch_")):

@@ -1,12 +1,15 @@
 """Python lists and dicts the notebook fills (`scores.append(s)`, `windows[key].append(w)`, `results.items()`):
 their items keep their provenance; matrices allocated with one row per row of some data, to be filled row by row
-(`np.zeros((len(texts), 100))`), are rows of that data."""
+(`np.zeros((len(texts), 100))`), are rows of that data, and any other allocated matrix holds the rows of the data
+it is filled from (`W = np.empty((n - k, k, 1))`, then `W[i] = X[i:i + k]`)."""
 
 from __future__ import annotations
 
 import ast
 
 from .values import Val
+
+ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 
 class Containers:
@@ -54,7 +57,7 @@ class Containers:
         """`np.zeros((X.shape[0], k))`: a matrix with a row for each row of `X`. (A vector, `np.zeros(len(X))`, is
         as often one feature column of them, stacked with others by `np.vstack(...).T`: new values.)"""
         shape = e.args[0] if e.args else None
-        if leaf not in ("zeros", "empty", "ones", "full") or not isinstance(shape, (ast.Tuple, ast.List)) or \
+        if leaf not in ALLOCATORS or not isinstance(shape, (ast.Tuple, ast.List)) or \
                 len(shape.elts) < 2:
             return None
         n = shape.elts[0]
@@ -67,3 +70,21 @@ class Containers:
             return None
         v = self.expr(of)
         return Val("data", rows=v.rows, site=self.site(e)) if v is not None and v.is_data and v.rows else None
+
+    def allocation(self, leaf: str, e: ast.Call) -> Val:
+        """New values (`np.random.rand(n)`, `np.arange(n)`); a matrix allocated empty (`np.zeros((n, k))`) is
+        remembered as one, to take the rows of the data written into it (`filled_rows`)."""
+        v = self.source(e, "made")
+        shape = e.args[0] if e.args else None
+        if leaf in ALLOCATORS and isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) >= 2:
+            self.allocations |= {tok[0] for tok in v.rows}
+        return v
+
+    def filled_rows(self, base: Val, v: Val) -> frozenset:
+        """The rows of an allocated matrix after windows of data are written into it row by row in a loop
+        (`W[i, :, :] = X[i:i + k]`): those of the data, the first time; else its own. (A whole value written into
+        one row, `oof[i, :] = clf.predict(X_te)`, or a statistic of one segment, fills no row with rows.)"""
+        if v.rows and base.rows and all(tok[0] in self.allocations for tok in base.rows) and \
+                any(ev[0] == "window" for ev in v.time) and not all(tok[0] in self.allocations for tok in v.rows):
+            return v.rows
+        return base.rows

@@ -11,7 +11,7 @@ from .rows import covered, overlap
 from .state import UNKNOWN
 from .values import Obj, Val
 
-MAX_DEPTH = 3
+MAX_DEPTH = 5
 STEP_BUDGET = 50_000  # past this many statements loops run a single pass; past twice it calls are not followed
 # hyperparameter tuners that call a notebook's objective once per trial and keep the best settings
 TUNERS = frozenset({"optimize", "fmin", "gp_minimize", "forest_minimize", "gbrt_minimize", "dummy_minimize",

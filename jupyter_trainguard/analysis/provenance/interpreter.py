@@ -238,7 +238,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             if holder is not None and holder.kind == "obj" and holder.obj.attrs is not None:
                 cur = holder.obj.attrs.get(base_node.attr)
                 if cur is not None and cur.is_data and v is not None and v.is_data:  # self.data[c] = ...
-                    holder.obj.attrs[base_node.attr] = Val(cur.kind, rows=cur.rows, stats=cur.stats | v.all_stats,
+                    holder.obj.attrs[base_node.attr] = Val(cur.kind, rows=self.filled_rows(cur, v),
+                                                           stats=cur.stats | v.all_stats,
                                                            site=cur.site, name=cur.name, cols=cur.cols)
                 return
             if holder is not None and holder.is_data and v is not None and v.is_data:
@@ -278,12 +279,11 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self.column_written(base_node.id, cur, t, v, rhs)
 
     def rebind(self, name: str, base: Val, v: Val) -> None:
-        """A data value mutated in place: same rows, more statistics."""
-        stats = base.stats | v.all_stats
-        time = base.time | v.time
-        if stats == base.stats and time == base.time:
+        """A data value mutated in place: same rows (an allocated matrix: those it is filled from), more statistics."""
+        stats, time, rows = base.stats | v.all_stats, base.time | v.time, self.filled_rows(base, v)
+        if stats == base.stats and time == base.time and rows == base.rows:
             return
-        nv = Val(base.kind, rows=base.rows, stats=stats, site=base.site, name=name, evals=base.evals, time=time,
+        nv = Val(base.kind, rows=rows, stats=stats, site=base.site, name=name, evals=base.evals, time=time,
                  fcols=base.fcols, flabel=base.flabel,
                  label=base.label, items=base.items, keys=base.keys, cols=base.cols, oid=base.oid)
         self.env[name] = nv

@@ -70,6 +70,7 @@ class State:
         self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
         self.by_hand_models: dict[tuple, Obj] = {}  # (notebook function, rows) -> the model it is (functions.py)
+        self.allocations: set[tuple] = set()  # the sources that are empty matrices to be filled (containers.py)
 
     # --------------------------------------------------------------- values
     def site(self, node: ast.AST | None) -> Site:
