@@ -411,6 +411,8 @@ def plan_for(
     if cat == "leakage.preprocessing":
         if finding.evidence.get("kind") == "statistic":
             raise SameAs("leakage.target")
+        if finding.evidence.get("kind") == "resampler":
+            return overlap_plan(s)  # an oversampler before the split: the refit without its copies (measured once)
         return preprocessing_plan(s, ns, finding, budget, sources)
     if cat == "leakage.multi-test":
         return eval_set_plan(s, ns)

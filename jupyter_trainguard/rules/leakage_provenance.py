@@ -12,6 +12,7 @@ from ..analysis.provenance.detectors import (
     overlap_leaks,
     preprocessing_leaks,
     selection_leaks,
+    synthesis_leaks,
 )
 from .context import NotebookContext
 from .registry import Hit, rule
@@ -42,7 +43,7 @@ def _overlaps(ctx: NotebookContext) -> list[Leak]:
 @rule(
     id="LEAK001", name="preprocessing-fit-on-test-data", category="leakage.preprocessing", severity="error",
     fix_safety="unsafe",
-    rationale="A scaler, imputer, selector, vectorizer, PCA or pandas/NumPy statistic learned from rows that are "
+    rationale="A scaler, imputer, selector, vectorizer, PCA, SMOTE or pandas/NumPy statistic learned from rows "
               "later evaluated carries them into the features.",
     impact="Validation/test scores are optimistic: the features of the evaluation rows were computed with "
            "information from those very rows.",
@@ -54,8 +55,9 @@ def _overlaps(ctx: NotebookContext) -> list[Leak]:
 )
 def preprocessing_leak(ctx: NotebookContext) -> Iterator[Hit]:
     """Follows the rows each fit learned from to every evaluation of a model: fires when the evaluated rows
-    (held out from the model's training) carry statistics learned from rows that include them."""
-    yield from _hits(preprocessing_leaks(_record(ctx)), ("preprocessing",))
+    (held out from the model's training) carry statistics learned from rows that include them, or when an
+    interpolating oversampler run before the split built training rows from them."""
+    yield from _hits(preprocessing_leaks(_record(ctx)) + synthesis_leaks(_overlaps(ctx)), ("preprocessing",))
 
 
 @rule(

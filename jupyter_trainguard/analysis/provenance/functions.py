@@ -22,6 +22,7 @@ class Functions:
     """Mixin: inlining notebook functions."""
 
     _yields: list[Val] | None = None  # what the generator function being followed yields
+    flags: frozenset = frozenset()  # parameters of the function being followed given a literal True/False
 
     def inline(self, fval: Val, e: ast.Call, args: list[Val | None], kws: dict[str, Val | None]) -> Val | None:
         """Follow a notebook function for this call; the events it records point into the defining cell."""
@@ -57,19 +58,18 @@ class Functions:
         consts = dict(self.consts)
         for p in params + [k.arg for k in fn.args.kwonlyargs]:
             consts.pop(p, None)
-        for p, node in zip(params[len(params) - len(defaults):], defaults):
-            self.bind_constant(consts, p, node)  # a default, unless the call gives the parameter
-        for p, node in zip(params, e.args):
-            consts.pop(p, None)
+        given = dict(zip(params[len(params) - len(defaults):], defaults))  # a default, unless the call gives it
+        given.update(zip(params, e.args))
+        given.update((k.arg, k.value) for k in e.keywords if k.arg is not None)
+        for p, node in given.items():
             self.bind_constant(consts, p, node)
-        for k in e.keywords:
-            if k.arg is not None:
-                consts.pop(k.arg, None)
-                self.bind_constant(consts, k.arg, k.value)
-        saved = (self.env, self._returns, self.mutated, self.cell, self.consts, self._yields)
+        flags = frozenset(p for p, node in given.items() if isinstance(node, ast.Constant) and
+                          isinstance(node.value, bool))  # `if smote:` with `smote=False` written in the call
+        saved = (self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags)
         fits_before = len(self.rec.fits)
         self.call_sites.append(self.site(e))
         self.env, self._returns, self.mutated, self.consts, self._yields = local, [], set(), consts, []
+        self.flags = flags
         self.cell = fval.func_cell or self.cell
         self.depth += 1
         try:
@@ -79,7 +79,7 @@ class Functions:
         finally:
             self.depth -= 1
             self.call_sites.pop()
-            self.env, self._returns, self.mutated, self.cell, self.consts, self._yields = saved
+            self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags = saved
         globs = _globals_of(fn)
         for n in globs:
             if n in inner:

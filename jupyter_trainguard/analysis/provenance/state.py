@@ -29,11 +29,12 @@ class Record(_Record):
     reports: list = factory(list)  # (Site, detail): a training-row score reported as held-out
     splits: list = factory(list)  # temporal.SplitUse: what each split divided, shuffled or not
     choices: list = factory(list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
+    synthetic: set = factory(set)  # resampling keys of oversamplers that interpolate new rows (SMOTE, ADASYN)
 
     def __init__(self, fits: list[Fit] = FACTORY, evals: list[Eval] = FACTORY, selections: dict = FACTORY,
                  eval_sets: list = FACTORY, held_out_parts: list = FACTORY, torch_objects: list = FACTORY,
                  env: dict = FACTORY, derived: dict = FACTORY, supervised: list = FACTORY, reports: list = FACTORY,
-                 splits: list = FACTORY, choices: list = FACTORY) -> None:
+                 splits: list = FACTORY, choices: list = FACTORY, synthetic: set = FACTORY) -> None:
         self.fits = [] if fits is FACTORY else fits
         self.evals = [] if evals is FACTORY else evals
         self.selections = {} if selections is FACTORY else selections
@@ -46,6 +47,7 @@ class Record(_Record):
         self.reports = [] if reports is FACTORY else reports
         self.splits = [] if splits is FACTORY else splits
         self.choices = [] if choices is FACTORY else choices
+        self.synthetic = set() if synthetic is FACTORY else synthetic
 
 
 UNKNOWN = object()
@@ -145,7 +147,13 @@ class State:
 
     def none_test(self, test: ast.expr) -> bool | None:
         """`x is None` / `x is not None` where the analysis knows: a name bound to a value is not None, a name
-        bound to the literal None (a parameter's default) is; None when unknown."""
+        bound to the literal None (a parameter's default) is; `if flag:` / `if not flag:` on a parameter that the
+        call or its default gives a literal True/False (a global flag runs both: the author switches it); None when
+        unknown."""
+        neg = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        flag = test.operand if neg else test
+        if isinstance(flag, ast.Name) and flag.id in self.flags and isinstance(self.consts.get(flag.id), bool):
+            return self.consts[flag.id] is not neg
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
                 and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
                 and test.comparators[0].value is None):

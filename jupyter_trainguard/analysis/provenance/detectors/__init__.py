@@ -3,8 +3,9 @@
 from .common import Leak
 from .multitest import multitest_leaks
 from .overlap import overlap_leaks
-from .preprocessing import preprocessing_leaks
+from .preprocessing import preprocessing_leaks, synthesis_leaks
 from .selection import selection_leaks
 from .target import target_leaks
 
-__all__ = ["Leak", "multitest_leaks", "overlap_leaks", "preprocessing_leaks", "selection_leaks", "target_leaks"]
+__all__ = ["Leak", "multitest_leaks", "overlap_leaks", "preprocessing_leaks", "selection_leaks", "synthesis_leaks",
+           "target_leaks"]

@@ -87,7 +87,8 @@ def _pending_resampling(rec: Record, seen: set) -> list[Leak]:
                                 f"{code(fit.site)} trains on land in the held-out part "
                                 f"({path_text([('', rs), ('split', sel.site), ('', fit.site)])}).",
                                 evidence={"resampling": step_text(rs), "split": step_text(sel.site),
-                                          "fit": step_text(fit.site), "pending": True}))
+                                          "fit": step_text(fit.site), "pending": True,
+                                          "synthetic": st[0] in rec.synthetic}))
     return out
 
 
@@ -119,6 +120,7 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
         sel = rec.selections.get(dup[0])
         rs = selection_site(sel)
         evidence["resampling"] = step_text(rs)
+        evidence["synthetic"] = dup[0] in rec.synthetic
         split = _split_after(rec, pair, dup)
         evidence["split"] = step_text(split)
         trail = path_text([("", rs), ("split", split), ("", fit.site if fit is not None else None), ("", ev.site)])

@@ -135,3 +135,27 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
                           "held_out": part.name, "kind": f.kind, "pending": True},
             ))
     return out
+
+
+def synthesis_leaks(overlaps: list[Leak]) -> list[Leak]:
+    """An oversampler that interpolates new rows (SMOTE, ADASYN) learns the neighbours it interpolates between:
+    run before the split, it builds training rows out of the evaluation rows' features. Besides the copies it
+    puts on both sides (the overlap finding), statistics of the held-out rows reach the training data."""
+    out = []
+    for lk in overlaps:
+        if lk.kind != "resampled" or not lk.evidence.get("synthetic"):
+            continue
+        ev = lk.evidence
+        split, used = ev.get("split") or {}, ev.get("evaluation") or ev.get("fit") or {}
+        verb = "evaluates on" if ev.get("evaluation") else "will be scored on"
+        out.append(Leak(
+            "preprocessing", lk.at,
+            f"{code(lk.at)} learns in {lk.at.where()} the neighbours it interpolates new rows between, from rows "
+            f"that {_step(split, 'a later split or cross-validation')} holds out: the training rows it makes are "
+            f"built from the features of the rows {_step(used, 'the model')} {verb}.",
+            evidence={**ev, "transformer": "oversampler", "kind": "resampler"}))
+    return out
+
+
+def _step(step: dict, default: str) -> str:
+    return f"`{step['code']}` (cell {step['cell']})" if step.get("code") else default

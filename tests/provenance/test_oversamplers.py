@@ -1,0 +1,62 @@
+"""Oversampling before the split: copies of rows land on both sides (overlap, LEAK002), and an oversampler that
+interpolates new rows (SMOTE, ADASYN) also builds training rows from the held-out rows' features (preprocessing,
+LEAK001); plain duplication learns nothing. A branch a function's literal flag turns off does not run."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+HEAD = """import pandas as pd
+from imblearn.over_sampling import SMOTE, ADASYN, RandomOverSampler
+from sklearn.model_selection import train_test_split, cross_val_score
+from sklearn.linear_model import LogisticRegression
+df = pd.read_csv("data.csv")
+X, y = df.drop(columns="label"), df["label"]"""
+
+
+def rules(*cells: str) -> set[str]:
+    return {f.rule_id for f in analyze_sources([HEAD, *cells]).findings if f.rule_id.startswith("LEAK")}
+
+
+@pytest.mark.parametrize("sampler, synthetic", [("SMOTE", True), ("ADASYN", True), ("RandomOverSampler", False)])
+def test_oversampling_before_the_split(sampler: str, synthetic: bool) -> None:
+    code = (f"Xr, yr = {sampler}(random_state=0).fit_resample(X, y)\n"
+            "Xtr, Xte, ytr, yte = train_test_split(Xr, yr, random_state=0)\n"
+            "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
+    found = rules(code)
+    assert "LEAK002" in found
+    assert ("LEAK001" in found) is synthetic
+
+
+def test_smote_before_cross_validation_and_after_the_split() -> None:
+    before_cv = "Xr, yr = SMOTE().fit_resample(X, y)\nprint(cross_val_score(LogisticRegression(), Xr, yr, cv=5))"
+    assert {"LEAK001", "LEAK002"} <= rules(before_cv)
+    after = ("Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+             "Xtr, ytr = SMOTE().fit_resample(Xtr, ytr)\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
+    assert not rules(after)
+    message = next(f.message for f in analyze_sources([HEAD, before_cv]).findings if f.rule_id == "LEAK001")
+    assert "interpolates" in message and "cross_val_score" in message
+
+
+PREPARE = """def prepare(X, y, smote={default}):
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    if smote:
+        X, y = SMOTE().fit_resample(X, y)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    return Xtr, Xte, ytr, yte
+Xtr, Xte, ytr, yte = prepare(X, y{call})
+print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))"""
+
+
+@pytest.mark.parametrize("default, call, leaks", [("False", "", False), ("False", ", smote=True", True),
+                                                  ("True", ", smote=False", False), ("True", "", True)])
+def test_a_branch_turned_off_by_a_literal_flag_of_the_call_does_not_run(default: str, call: str, leaks: bool) -> None:
+    assert ("LEAK002" in rules(PREPARE.format(default=default, call=call))) is leaks
+
+
+def test_a_global_flag_runs_both_branches() -> None:
+    """`USE_SMOTE = False` at the top is a switch the author flips: both modes are analysed."""
+    code = PREPARE.format(default="USE_SMOTE", call="")
+    assert "LEAK002" in rules("USE_SMOTE = False", code)
