@@ -83,7 +83,8 @@ class Methods:
             return self.call_method(recv, attr, e, args, kws)
         if obj.role == "torch":
             if attr in ("eval", "train"):
-                obj.mode = "eval" if attr == "eval" or args and const(e.args[0]) is False else "train"
+                off = e.args and (const(e.args[0]) is False or self.none_test(e.args[0]) is False)
+                obj.mode = "eval" if attr == "eval" or off else "train"  # `model.train(optimizer is not None)`
             return recv if attr in ("to", "cuda", "cpu", "eval", "train", "float", "double") else None
         if obj.role == "scheduler":
             if attr == "step":

@@ -154,6 +154,10 @@ class State:
         flag = test.operand if neg else test
         if isinstance(flag, ast.Name) and flag.id in self.flags and isinstance(self.consts.get(flag.id), bool):
             return self.consts[flag.id] is not neg
+        bound = self.bound_nodes.get(flag.id) if isinstance(flag, ast.Name) else None
+        if isinstance(bound, ast.Compare) and bound is not test:  # `training = optimizer is not None`
+            known = self.none_test(bound)
+            return None if known is None else known is not neg
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
                 and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
                 and test.comparators[0].value is None):

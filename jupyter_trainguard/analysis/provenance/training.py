@@ -7,6 +7,7 @@ evaluation set selects when the trainer keeps the best checkpoint or stops early
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from .astutil import call_leaf, const, kw
 from .rows import union
@@ -15,13 +16,18 @@ from .values import TRAIN_FORWARD, Eval, Fit, Obj, Val
 NO_GRAD = ("no_grad", "inference_mode", "enable_grad")
 
 
-def trains_directly(body: list[ast.stmt]) -> bool:
-    """The statements call `.backward()` themselves (not only in a nested loop or function)."""
+def trains_directly(body: list[ast.stmt], known: Callable[[ast.expr], bool | None] | None = None) -> bool:
+    """The statements call `.backward()` themselves (not only in a nested loop or function); `known` tells the
+    branches that cannot run here (`if training:` in a call made with `optimizer=None`)."""
     stack = list(body)
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
                              ast.ClassDef, ast.Lambda)):
+            continue
+        taken = known(node.test) if known is not None and isinstance(node, ast.If) else None
+        if taken is not None:
+            stack.extend(node.body if taken else node.orelse)
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             return True
