@@ -136,3 +136,14 @@ def test_a_clusterer_on_its_own_rows() -> None:
     fit = "from sklearn.cluster import KMeans\nfrom sklearn.metrics import silhouette_score, accuracy_score\nkm = KMeans(3).fit(X)\n"
     assert not leak_ids(PRELUDE, fit + "print(silhouette_score(X, km.predict(X)))\ngroups = km.predict(df.drop(columns=['label']))")
     assert "LEAK007" in leak_ids(PRELUDE, fit + "print(accuracy_score(y, km.predict(X)))")
+
+
+def test_labels_made_by_another_model_are_the_truth_not_a_score_of_it() -> None:
+    """`y_pseudo = iso.predict(X)` used as `y_true`: the anomaly detector makes the labels the classifier is scored
+    against; it is not evaluated on its own training rows. The classifier scored on its training rows still is."""
+    code = ("from sklearn.ensemble import IsolationForest\nfrom sklearn.metrics import f1_score\n"
+            "iso = IsolationForest().fit(X)\ny_pseudo = np.where(iso.predict(X) == -1, 1, 0)\n"
+            "Xa, Xb, ya, yb = X[:800], X[800:], y_pseudo[:800], y_pseudo[800:]\n"
+            "clf = RandomForestClassifier().fit(Xa, ya)\nprint(f1_score(yb, clf.predict(Xb)))")
+    assert "LEAK007" not in leak_ids(PRELUDE, code)
+    assert "LEAK007" in leak_ids(PRELUDE, code + "\nprint(f1_score(ya, clf.predict(Xa)))")

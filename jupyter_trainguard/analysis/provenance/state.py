@@ -226,7 +226,7 @@ class State:
         """A library metric (torch's are losses): it scores the predictions it reads. A curve's scores, one per
         decision threshold, are candidates: picking the best of them picks a setting."""
         self.forecast_scored(vals)
-        self.mark_scored(vals, e, loss=q.startswith("torch"))
+        self.mark_scored(_without_pseudo_labels(q, e, vals), e, loss=q.startswith("torch"))
         out = self.derive(e, vals, kind="score")
         if out is not None and q.endswith(THRESHOLD_CURVES):
             out.hyper = True
@@ -268,6 +268,17 @@ class State:
                 if not ev.scored:
                     ev.scored = True
                     ev.metric = s = s or self.site(node)
+
+
+def _without_pseudo_labels(q: str, e: ast.Call, vals: list) -> list:
+    """The values a scikit-learn metric scores: when its `y_true` holds another model's predictions (labels made by
+    an anomaly detector or a clustering, `y_pseudo = iso.predict(X)`), that model serves as the truth the
+    predictions are scored against; it is not scored itself."""
+    if not q.startswith("sklearn") or len(e.args) < 2 or len(vals) < 2 or vals[0] is None or not vals[0].evals:
+        return vals
+    truth = {id(ev.obj) for ev in vals[0].evals}
+    scored = {id(ev.obj) for v in vals[1:] for x in _flat(v) for ev in x.evals}
+    return vals[1:] if scored and not truth & scored else vals
 
 
 def _flat(v: Val | None, depth: int = 0) -> list:
