@@ -222,12 +222,17 @@ def _returns_from(fn: ast.FunctionDef, param: str) -> bool:
 
 
 def _is_generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether `fn` itself yields (a `yield` in a function or lambda nested in it does not count)."""
+    """Whether `fn` itself yields (a `yield` in a function or lambda nested in it does not count); kept on the
+    (read-only) node, as a function is followed at each of its calls."""
+    known = getattr(fn, "_tg_generator", None)
+    if known is not None:
+        return known
     todo: list[ast.AST] = list(fn.body)
-    while todo:
+    found = False
+    while todo and not found:
         n = todo.pop()
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            return True
+        found = isinstance(n, (ast.Yield, ast.YieldFrom))
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             todo += ast.iter_child_nodes(n)
-    return False
+    fn._tg_generator = found  # type: ignore[union-attr]
+    return found
