@@ -88,3 +88,9 @@ for xb, yb in pairs(X[:800], y[:800], 64):
 print(clf.score(X[800:], y[800:]))'''
     assert "LEAK001" in rules(code)
     assert "LEAK001" not in rules(code.replace("X = StandardScaler().fit_transform(X)\n", ""))
+
+
+def test_the_message_names_the_generator_not_its_inner_variables() -> None:
+    found = analyze_sources([KERAS, GENERATOR, WATCHED]).findings
+    leak = next(f for f in found if f.rule_id == "LEAK004")
+    assert "`val_gen`" in leak.message and "`bx`" not in leak.message

@@ -93,7 +93,8 @@ class Functions:
                     self.update_aliases(before, inner[p])
         out = rets[-1] if rets else None
         if _is_generator(fn):  # the caller iterates over what it yields (`validation_data=batches(...)`)
-            out = Val("seq", items=tuple({id(v): v for v in yields}.values()), site=self.site(e)) if yields else None
+            items = tuple(map(_unnamed, {id(v): v for v in yields}.values()))
+            out = Val("seq", items=items, site=self.site(e)) if items else None
         new_fits = self.rec.fits[fits_before:]
         if not any(f.kind == "model" for f in new_fits):
             return self.by_hand(fval, e, args, kws, out, new_fits) or out
@@ -219,6 +220,15 @@ def _returns_from(fn: ast.FunctionDef, param: str) -> bool:
             break
     return any(isinstance(r, ast.Return) and r.value is not None and
                any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(r.value)) for r in ast.walk(fn))
+
+
+def _unnamed(v: Val, depth: int = 0) -> Val:
+    """A yielded value without the names it has inside the generator (`yield bx, by`): outside, it is known by the
+    generator's own name."""
+    items = v.items
+    if v.kind == "seq" and items and depth < 3:
+        items = tuple(_unnamed(i, depth + 1) if i is not None else None for i in items)
+    return v._replace(name=None, items=items)
 
 
 def _is_generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -16,7 +16,8 @@ def selection_leaks(rec: Record) -> list[Leak]:
         data = next((d for d in data_leaves(v) if final_test(rec, d.rows)), None) if early else None
         if data is None:
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
-        name = f"`{data.name}`" if data.name else "the held-out rows"
+        shown = data.name or (v.name if v is not None else None)  # (batches a generator yields: the generator)
+        name = f"`{shown}`" if shown else "the held-out rows"
         how = ("to a hyperparameter search", "which settings are kept") if obj is not None and obj.role == "tuner" \
             else ("with early stopping or a best-model checkpoint", "when training stops or which weights are kept")
         out.append(Leak("selection", site,
