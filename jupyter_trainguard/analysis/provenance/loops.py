@@ -1,0 +1,111 @@
+"""`for` loops: a loop over a literal list of models or frames runs once per item (up to a few passes), a loop
+over settings (`range`, a list of numbers, `ParameterGrid`) runs once standing for every setting, a loop over a
+data loader whose body calls `.backward()` trains, and a loop over fold indices takes each part once."""
+
+from __future__ import annotations
+
+import ast
+
+from .astutil import unenumerated
+from .functions import STEP_BUDGET
+from .training import trains_directly
+from .values import Val
+
+MAX_PASSES = 8  # a loop over a literal list of models runs once per model, up to this many
+
+
+class Loops:
+    """Mixin: `for` statements."""
+
+    def for_loop(self, s: ast.For | ast.AsyncFor) -> None:
+        self.loop_vars.append({n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)})
+        try:
+            self._for_loop(s)
+        finally:
+            self.loop_vars.pop()
+
+    def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
+        it_node, target = unenumerated(s.iter, s.target)
+        kind = self.fold_indices(it_node, target, s.body)
+        if kind:
+            folds = [(id(s), "folds", 2)] if kind == "folds" else []  # (the parts of one split are taken once)
+            self.loops.extend(folds)
+            self.block(s.body)
+            del self.loops[len(self.loops) - len(folds):]
+            self.block(s.orelse)
+            return
+        self.note_loop(target, it_node)
+        it = self.expr(it_node)
+        passes = self.loop_items(it)
+        if passes and len(passes) > 1:
+            self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
+                               len(passes)))
+            stamp = self.pass_stamp
+            keys = self.dict_keys(it_node, target, len(passes))
+            for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
+                self.pass_stamp = stamp + ((id(s), i),)
+                self.assign(target, p, it_node)
+                if keys:  # `for name, frame in parts.items()`: the name is that pass's key
+                    self.consts[target.elts[0].id] = keys[i]
+                self.block(s.body)
+            self.pass_stamp = stamp
+            self.loops.pop()
+        else:
+            kind = "settings" if self.is_setting_iter(it_node, it) else "items"
+            if trains_directly(s.body, self.none_test):
+                kind = "train"
+            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.all_stats, site=it.site, time=it.time)
+                                             if it is not None and it.is_data else None)
+            if kind == "settings":
+                elem = Val("data", hyper=True, site=self.site(it_node))
+                self.setting_vars[id(s)] = frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            if not passes and elem is not None and elem.is_data and isinstance(target, (ast.Tuple, ast.List)):
+                # `for xb, yb in loader`: the fields of one batch (features, labels) hold the same rows
+                for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    self.assign(name, elem, it_node)
+            else:
+                self.assign(target, elem, it_node)
+            self.loops.append((id(s), kind, 2 if kind == "settings" else 1))
+            self.block(s.body)
+            self.loops.pop()
+        self.block(s.orelse)
+
+    def dict_keys(self, it_node: ast.AST, target: ast.expr, passes: int) -> list | None:
+        """The keys of a dict the analysis knows, when a loop unpacks `(key, value)` from its `.items()`."""
+        node = it_node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "sorted") \
+                and node.args:
+            node = node.args[0]
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
+                and isinstance(node.func.value, ast.Name)):
+            return None
+        base = self.env.get(node.func.value.id)
+        keys = list(base.keys) if base is not None and base.kind == "seq" and base.keys is not None else None
+        return keys if keys is not None and len(keys) == passes else None
+
+    def holds_obj(self, v: Val | None) -> bool:
+        if v is None or v.kind == "obj":
+            return v is not None
+        return bool(v.items) and any(i is not None and i.kind == "obj" for i in v.items)
+
+    def loop_items(self, it: Val | None) -> list[Val | None] | None:
+        if it is None or it.hyper:
+            return None
+        if it.kind == "seq" and it.items is not None:
+            return list(it.items)
+        if it.kind == "seq" and it.keys is not None:
+            return [Val("data", site=it.site) for _ in it.keys] or None
+        return None
+
+    def is_setting_iter(self, node: ast.AST, it: Val | None) -> bool:
+        """A loop over hyperparameter values: range/linspace/a literal list of numbers/ParameterGrid."""
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) for e in node.elts):
+            return True
+        if isinstance(node, ast.Call):
+            q = self.parsed.qualname(node.func)
+            leaf = q.rsplit(".", 1)[-1]
+            return leaf in ("range", "arange", "linspace", "logspace", "ParameterGrid", "ParameterSampler",
+                            "product", "geomspace")
+        return it is not None and it.hyper
