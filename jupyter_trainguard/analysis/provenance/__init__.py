@@ -4,10 +4,10 @@ value, which rows it holds and which rows its statistics were learned from.
 - `rows`: the row lattice (tokens, overlap, containment); `values`: abstract values, fits and evaluations
 - `api/`: the declarative table of library calls, one module per library
 - `interpreter` runs the cells in `order`; its parts: `expressions`, `calls`, `objects` (constructors, notebook
-  classes), `functions` (notebook functions), `loops`, `methods`, `columns` (frame columns, for target leakage),
-  `training` (torch loops, trainers), `temporal` (time order, splits), `declared` (splits a library declares:
-  dataset parts, Keras subsets), `containers` (lists, dicts, allocated matrices), `files` (values written and read
-  back), `by_use` (names known by their use); `state` holds what it records
+  classes), `functions` (notebook functions), `loops`, `comprehensions`, `methods`, `columns` (frame columns, for
+  target leakage), `training` (torch loops, trainers), `temporal` (time order, splits), `declared` (splits a
+  library declares: dataset parts, Keras subsets), `containers` (lists, dicts, allocated matrices), `files`
+  (values written and read back), `by_use` (names known by their use); `state` holds what it records
 - `detectors/`: one module per leak type (preprocessing, overlap, multitest, selection, target)
 """
 

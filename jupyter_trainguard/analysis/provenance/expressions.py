@@ -1,4 +1,5 @@
-"""Expressions: names, attributes, subscripts (row selections), operators, collections and comprehensions."""
+"""Expressions: names, attributes, subscripts (row selections), operators and collections (comprehensions:
+`comprehensions`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import names_time, text, unenumerated
+from .astutil import names_time, text
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -315,68 +316,6 @@ class Expressions:
         if spec is not None and spec[0] == "sel" and spec[1]:
             return ast.List(elts=[ast.Constant(c) for c in spec[1]], ctx=ast.Load())
         return sl
-
-    # ------------------------------------------------------- comprehensions
-    def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val | None:
-        saved = dict(self.env)
-        self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
-        elements: set[str] = set()
-        try:
-            gen = e.generators[0]
-            folds = len(e.generators) == 1 and self.fold_indices(*unenumerated(gen.iter, gen.target))
-            it = None if folds else self.expr(gen.iter)
-            if isinstance(gen.target, ast.Name) and self.row_wise(e, it, True):
-                elements = {gen.target.id} - self.row_elements
-            self.row_elements |= elements
-            passes = [None] if folds else self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
-            outs = []
-            kind = "folds" if folds else "models" if any(self.holds_obj(p) for p in passes) else "items"
-            self.loops.append((id(e), kind, 2 if folds else len(passes)))
-            for p in passes[:8]:
-                if not folds:
-                    self.assign(gen.target, p, gen.iter)
-                for extra in e.generators[1:]:
-                    self.assign(extra.target, self.expr(extra.iter), extra.iter)
-                for g in e.generators:
-                    for cond in g.ifs:
-                        self.expr(cond)
-                if isinstance(e, ast.DictComp):
-                    self.expr(e.key)
-                    outs.append(self.expr(e.value))
-                else:
-                    outs.append(self.expr(e.elt))
-            self.loops.pop()
-            if outs and all(o is not None and o.kind == "obj" for o in outs):
-                return Val("seq", items=tuple(outs), site=self.site(e))
-            flat = [i for o in outs for i in (o.items or () if o is not None and o.kind == "seq" else (o,))]
-            if not folds and self.row_wise(e, it):
-                return self.mapped_rows(e, it, flat)
-            return self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
-        finally:
-            self.loop_vars.pop()
-            self.row_elements -= elements
-            inner = self.env
-            self.env = saved
-            for k in saved:
-                if k in inner:
-                    self.env[k] = inner[k]
-
-    @staticmethod
-    def row_wise(e: ast.AST, it: Val | None, nested: bool = False) -> bool:
-        """A comprehension over the rows of data (an array, a list of texts; a frame iterates its columns);
-        `nested`: whatever further generators follow the first."""
-        return (nested or len(e.generators) == 1) and not isinstance(e, ast.DictComp) and it is not None and \
-            it.kind in ("data", "pred") and bool(it.rows) and it.fcols is None
-
-    def mapped_rows(self, e: ast.AST, it: Val, outs: list) -> Val | None:
-        """`[embed(t) for t in X_train]`: one output per row of what is iterated, so its rows (kept by the
-        condition, if any), whatever the function builds each output from."""
-        out = self.derive(e, [it] + outs)
-        if out is None:
-            return None
-        out.rows = it.rows
-        ifs = e.generators[0].ifs
-        return self.select(out, ("mask", text(ifs[0])), "sub", "mask", e) if ifs else out
 
 
 def _name(e: ast.Subscript) -> str | None:

@@ -15,6 +15,7 @@ from .astutil import call_leaf
 from .by_use import ByUse
 from .calls import Calls
 from .columns import Columns
+from .comprehensions import Comprehensions
 from .containers import Containers
 from .curves import Curves
 from .declared import Declared
@@ -34,7 +35,7 @@ from .values import Val, joined
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, ByUse, Files, Declared, Loops, State):
+                  Forecasts, ByUse, Files, Declared, Loops, Comprehensions, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
