@@ -19,6 +19,7 @@ from .common import (
 
 LEARNERS = ("transformer", "statistic")
 SEPARATING = frozenset({"split", "slice", "mask", "folds"})
+KEPT_SIDES = frozenset({"train", "lo", "sub", "all"})  # the sides of a selection that keep rows, not hold them out
 def held_out(ev: Eval) -> frozenset:
     """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds)."""
     rows = ev.data.rows
@@ -49,11 +50,10 @@ def _split_of(rec: Record, pair: tuple, before: Site | None = None) -> Site | No
     whole, part = pair
     if separating_step(whole, part) is None:
         return None
-    for key, _side in part[len(whole):]:
-        sel = rec.selections.get(key)
-        if sel is not None and sel.kind in SEPARATING:
-            return selection_site(sel, before)
-    return None
+    steps = [(rec.selections.get(key), side) for key, side in part[len(whole):]]
+    steps = [(sel, side) for sel, side in steps if sel is not None and sel.kind in SEPARATING]
+    held = [sel for sel, side in steps if side not in KEPT_SIDES]  # (`X[:len(y)]` aligns; the split holds out)
+    return selection_site((held or [sel for sel, _side in steps] or [None])[0], before)
 
 
 def preprocessing_leaks(rec: Record) -> list[Leak]:
