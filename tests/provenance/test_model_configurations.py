@@ -117,3 +117,18 @@ def test_a_dummy_baseline_beside_one_model_chooses_nothing() -> None:
     assert not compared(base)
     assert compared(base, "from sklearn.linear_model import Ridge\nr = Ridge().fit(Xtr, ytr)\n"
                           "print(mean_absolute_error(yte, r.predict(Xte)))")
+
+
+def test_models_of_different_label_columns_of_a_table_from_an_unknown_reader() -> None:
+    """`df = spark.sql(...).toPandas()` is known as a table by its use: its columns are followed, so two models
+    predicting two of its columns on the same test rows are two tasks, not two configurations."""
+    head = ("from sklearn.model_selection import train_test_split\nfrom sklearn.ensemble import RandomForestRegressor\n"
+            "from sklearn.metrics import r2_score\ndf = spark.sql('SELECT * FROM flights').toPandas()")
+    code = "\n".join(
+        f"X, y = df[['a', 'b', 'c']], df['{col}']\nXtr, Xte, ytr, yte = train_test_split(X, y, random_state=42)\n"
+        f"m_{col} = RandomForestRegressor().fit(Xtr, ytr)\nprint(r2_score(yte, m_{col}.predict(Xte)))"
+        for col in ("price", "revenue"))
+    rep = analyze_sources([head, code])
+    assert not any(f.rule_id == "LEAK005" for f in rep.findings)
+    same = code.replace("df['revenue']", "df['price']")
+    assert any(f.rule_id == "LEAK005" for f in analyze_sources([head, same]).findings)

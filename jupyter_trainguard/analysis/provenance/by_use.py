@@ -47,6 +47,6 @@ class ByUse:
         transformer's API says it holds rows, so from here on the name stands for rows from outside."""
         if not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
             return None
-        v = self.env[node.id] = self.source(node, "used")
+        v = self.env[node.id] = self.new_frame(self.source(node, "used"))  # a table: its columns are followed
         v.name = node.id
         return v
