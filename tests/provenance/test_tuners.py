@@ -82,3 +82,20 @@ def test_a_keras_tuner_search_validated_on_the_test_rows_picks_by_them(cls: str)
     assert len(found) == 1 and "hyperparameter search" in found[0].message
     assert not leaks("validation_data=(Xval, yval)")
     assert not leaks("validation_split=0.2")
+
+
+@pytest.mark.parametrize("best", ["tuner.get_best_models(num_models=1)[0]",
+                                  "tuner.hypermodel.build(tuner.get_best_hyperparameters()[0])"])
+def test_the_best_keras_tuner_network_is_a_model_and_a_test_file_scored_after_it_keeps_the_search_honest(
+        best: str) -> None:
+    """The search validates on a part of the training file; the network it picked is trained (on a dataset, one
+    argument) and scored once on a labelled test file read apart: that file is the test set, the searched part a
+    validation set."""
+    code = (KERAS_TUNER.format(cls="RandomSearch", watch="validation_data=(Xte, yte)") +
+            "\nimport tensorflow as tf\ntrain_ds = tf.data.Dataset.from_tensor_slices((Xtr, ytr)).batch(32)\n"
+            f"model = {best}\nmodel.fit(train_ds, epochs=5)\nheld = pd.read_csv('holdout.csv')\n"
+            "print(model.evaluate(held.drop(columns='label'), held['label']))")
+    found = {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
+    assert "LEAK004" not in found
+    on_train = code.replace("model.evaluate(held.drop(columns='label'), held['label'])", "model.evaluate(Xtr, ytr)")
+    assert "LEAK007" in {f.rule_id for f in analyze_sources([PRELUDE, on_train]).findings}
