@@ -60,7 +60,7 @@ class Expressions:
             return self.operator(e)
         if isinstance(e, ast.IfExp):
             self.expr(e.test)
-            known = self.none_test(e.test)
+            known = self.known_test(e.test)
             if known is not None:  # `mu if mu is not None else x.mean(0)` with `mu` given: one branch runs
                 return self.expr(e.body if known else e.orelse)
             a, b = self.expr(e.body), self.expr(e.orelse)

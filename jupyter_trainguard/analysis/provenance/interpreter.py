@@ -128,7 +128,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         elif isinstance(s, ast.If):
             self.expr(s.test)
             self.compared_scores(s.test)
-            known = self.none_test(s.test)  # (`if VALID:` runs both branches: modes the author switches between)
+            known = self.known_test(s.test)  # (`if VALID:` runs both branches: modes the author switches between)
             if known is not False:
                 self.block(s.body)
             if known is not True:

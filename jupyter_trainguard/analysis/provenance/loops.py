@@ -52,7 +52,7 @@ class Loops:
             self.loops.pop()
         else:
             kind = "settings" if self.is_setting_iter(it_node, it) else "items"
-            if trains_directly(s.body, self.none_test):
+            if trains_directly(s.body, self.known_test):
                 kind = "train"
             elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.all_stats, site=it.site, time=it.time)
                                              if it is not None and it.is_data else None)

@@ -83,7 +83,7 @@ class Methods:
             return self.call_method(recv, attr, e, args, kws)
         if obj.role == "torch":
             if attr in ("eval", "train"):
-                off = e.args and (const(e.args[0]) is False or self.none_test(e.args[0]) is False)
+                off = e.args and (const(e.args[0]) is False or self.known_test(e.args[0]) is False)
                 obj.mode = "eval" if attr == "eval" or off else "train"  # `model.train(optimizer is not None)`
             return recv if attr in ("to", "cuda", "cpu", "eval", "train", "float", "double") else None
         if obj.role == "scheduler":

@@ -145,18 +145,18 @@ class State:
             return self.consts[node.id]
         return UNKNOWN
 
-    def none_test(self, test: ast.expr) -> bool | None:
-        """`x is None` / `x is not None` where the analysis knows: a name bound to a value is not None, a name
-        bound to the literal None (a parameter's default) is; `if flag:` / `if not flag:` on a parameter that the
-        call or its default gives a literal True/False (a global flag runs both: the author switches it); None when
-        unknown."""
+    def known_test(self, test: ast.expr) -> bool | None:
+        """Whether a branch test is known to hold here, else None: `x is None` / `x is not None` (a name bound to a
+        value is not None, one bound to the literal None, a parameter's default, is), a name bound to such a test
+        (`training = optimizer is not None`), and `if flag:` / `if not flag:` on a parameter the call or its default
+        gives a literal True/False (a global flag runs both branches: the author switches it)."""
         neg = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         flag = test.operand if neg else test
         if isinstance(flag, ast.Name) and flag.id in self.flags and isinstance(self.consts.get(flag.id), bool):
             return self.consts[flag.id] is not neg
         bound = self.bound_nodes.get(flag.id) if isinstance(flag, ast.Name) else None
         if isinstance(bound, ast.Compare) and bound is not test:  # `training = optimizer is not None`
-            known = self.none_test(bound)
+            known = self.known_test(bound)
             return None if known is None else known is not neg
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
                 and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
