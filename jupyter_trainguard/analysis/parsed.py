@@ -16,6 +16,7 @@ from ..findings import FACTORY, Record, factory
 from ..notebook.model import Cell, Notebook
 from .fields import DataclassFields
 from .python2 import parse_python2
+from .salvage import salvage
 
 _PARSE_CACHE: OrderedDict[str, tuple[ast.Module | None, SyntaxError | None]] = OrderedDict()
 _PARSE_CACHE_SIZE = 4096
@@ -61,12 +62,16 @@ class ParsedCell(Record):
     _calls: tuple[object, list[tuple[Cell, ast.Call, str]]] | None = None
     memo: dict[str, Any] = factory(dict)  # other per-cell indexes (usage)
     python2: SyntaxError | None = None  # the tree was read as Python 2: the error Python 3 stops at
-    __dataclass_fields__ = DataclassFields(hidden=("_pairs", "_calls", "memo", "python2"))  # type: ignore[assignment]
+    # the tree holds the statements that parse: the error and the (first, last) lines of the statements skipped
+    salvaged: tuple[SyntaxError, list[tuple[int, int]]] | None = None
+    __dataclass_fields__ = DataclassFields(  # type: ignore[assignment]
+        hidden=("_pairs", "_calls", "memo", "python2", "salvaged"))
 
     def __init__(self, cell: Cell, tree: ast.Module | None, syntax_error: SyntaxError | None = None,
                  _pairs: list[tuple[Cell, ast.AST]] | None = None,
                  _calls: tuple[object, list[tuple[Cell, ast.Call, str]]] | None = None,
-                 memo: dict[str, Any] = FACTORY, python2: SyntaxError | None = None) -> None:
+                 memo: dict[str, Any] = FACTORY, python2: SyntaxError | None = None,
+                 salvaged: tuple[SyntaxError, list[tuple[int, int]]] | None = None) -> None:
         self.cell = cell
         self.tree = tree
         self.syntax_error = syntax_error
@@ -74,15 +79,20 @@ class ParsedCell(Record):
         self._calls = _calls
         self.memo = {} if memo is FACTORY else memo
         self.python2 = python2
+        self.salvaged = salvaged
 
     @classmethod
     def of(cls, cell: Cell, code: str) -> ParsedCell:
-        """Parse a cell; a cell that only Python 2 syntax stops is read as Python 2 (and says so)."""
+        """Parse a cell; a cell that only Python 2 syntax stops is read as Python 2, and one that a broken
+        statement stops keeps its other statements (each says so)."""
         tree, error = parse_code(code)
         if error is not None:
             old = parse_python2(code)
             if old is not None:
                 return cls(cell, old, None, python2=error)
+            rest = salvage(code, error)
+            if rest is not None:
+                return cls(cell, rest[0], None, salvaged=(error, rest[1]))
         return cls(cell, tree, error)
 
     def __eq__(self, other: object) -> bool:

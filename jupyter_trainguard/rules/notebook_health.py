@@ -11,20 +11,27 @@ from .registry import Hit, rule
 @rule(
     id="NB001", name="cell-syntax-error", category="notebook", severity="error",
     rationale="A cell that does not parse cannot run, and nothing in it could be checked.",
-    impact="The cell cannot run; unless it is Python 2 code (then analysed as its Python 3 equivalent), nothing in "
-           "it was analysed and problems in it stay hidden.",
+    impact="The cell cannot run. Python 2 code is analysed as its Python 3 equivalent and the statements around a "
+           "broken one as if it were fixed; what does not parse is not analysed and problems in it stay hidden.",
     fix="Fix the syntax error (a Python 2 cell: `print(...)`, `except E as e:`).",
     bad="print 'accuracy', acc", good="print('accuracy', acc)",
 )
 def cell_syntax_error(ctx: NotebookContext) -> Iterator[Hit]:
     """Reports each code cell that fails to parse; the other cells are still analysed, and so is a cell that only
-    Python 2 syntax stops (read as its Python 3 equivalent)."""
+    Python 2 syntax stops (read as its Python 3 equivalent) and the statements of a cell around a broken one."""
     for pc in ctx.parsed.cells:
-        err = pc.syntax_error or pc.python2
-        if err is not None:
-            old = " The cell is Python 2: it was analysed as its Python 3 equivalent." if pc.python2 else ""
-            yield Hit(pc.cell, err.lineno or 1, f"Syntax error: {err.msg}{old}",
-                      evidence={"offset": err.offset, "python2": pc.python2 is not None})
+        err = pc.syntax_error or pc.python2 or (pc.salvaged[0] if pc.salvaged else None)
+        if err is None:
+            continue
+        note = ""
+        if pc.python2:
+            note = " The cell is Python 2: it was analysed as its Python 3 equivalent."
+        elif pc.salvaged:
+            spans = ", ".join(f"line {a}" if a == b else f"lines {a}-{b}" for a, b in pc.salvaged[1])
+            note = f" The rest of the cell was analysed without the statement it stops ({spans})."
+        yield Hit(pc.cell, err.lineno or 1, f"Syntax error: {err.msg}{note}",
+                  evidence={"offset": err.offset, "python2": pc.python2 is not None,
+                            "skipped_lines": [list(s) for s in pc.salvaged[1]] if pc.salvaged else []})
 
 
 @rule(

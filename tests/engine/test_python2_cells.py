@@ -1,5 +1,6 @@
 """Cells written for Python 2: read line for line as their Python 3 equivalent, so the leak rules still see the
-code, while NB001 still says the cell cannot run on a Python 3 kernel. Other syntax errors stay unread."""
+code, while NB001 still says the cell cannot run on a Python 3 kernel. Other syntax errors are not Python 2
+(test_salvaged_cells)."""
 
 from __future__ import annotations
 

@@ -300,3 +300,34 @@ def test_a_middle_slice_scored_last_is_the_test_set() -> None:
     assert "LEAK005" in found
     later = "test = df.iloc[900:]\nprint(r2_score(test['y'], m.predict(test[['a', 'b']])))"
     assert "LEAK005" not in {f.rule_id for f in analyze_sources([MIDDLE.format(final=later)]).findings}
+
+
+def test_a_middle_slice_before_a_tail_kept_aside_is_a_validation_part() -> None:
+    """`test = df.iloc[900:]` bound and never scored yet: the author reserved it, so the middle part the models
+    are compared on is a validation part (a tail nobody names, `df.iloc[900:]` unused, reserves nothing)."""
+    kept = "test = df.iloc[900:]"
+    assert "LEAK005" not in {f.rule_id for f in analyze_sources([MIDDLE.format(final=kept)]).findings}
+    unused = "print(len(df.iloc[900:]))"
+    assert "LEAK005" in {f.rule_id for f in analyze_sources([MIDDLE.format(final=unused)]).findings}
+
+
+UNKNOWN_READER = """import pandas as pd
+import lakehouse
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import accuracy_score
+train = pd.read_csv("train.csv")
+held = lakehouse.catalog().query("part == 'holdout'")
+X, y = train[["a", "b"]], train["y"]
+Xt, yt = held[["a", "b"]], held["y"]
+for m in [LogisticRegression(), RandomForestClassifier()]:
+    m.fit(X, y)
+    print(accuracy_score(yt, m.predict(Xt)))"""
+
+
+def test_models_compared_on_a_table_from_an_unknown_reader() -> None:
+    """A table no known reader made (known as a table by its use), never trained on and scored after everything
+    else, is a test set as a labelled test file is."""
+    assert multi_test(UNKNOWN_READER) == {"LEAK005"}
+    trained_on_it = UNKNOWN_READER.replace("m.fit(X, y)", "m.fit(Xt, yt)")
+    assert "LEAK005" not in multi_test(trained_on_it)

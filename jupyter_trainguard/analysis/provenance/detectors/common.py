@@ -168,16 +168,19 @@ def _complement_trained(rec, key: object, part: str) -> bool:
 
 def _last_middle(rec, source: object, key: object) -> bool:
     """A middle slice no model is trained on, while no other positional part of its source is scored on its held
-    side (`train = df.iloc[:74]`, `test = df.iloc[75:99]`): the held-out set, not a validation part before one."""
+    side or kept aside under a name (`train = df.iloc[:74]`, `test = df.iloc[75:99]`): the held-out set, not a
+    validation part before one (`valid = s[n:m]`, `test = s[m:]`: the test part is reserved, scored yet or not)."""
     trained = _trained_steps(rec)
     if any(k == key for k, _p in trained):
         return False
-    for ev in rec.evals:
-        if ev.scored and not ev.cv and ev.fit is not None and ev.fit.kind == "model":
-            for tok in ev.data.rows:
-                if tok[0] == source and any(k != key and key_kind(k) in POSITIONAL and p in ("hi", "mid") and
-                                            (k, p) not in trained for k, p in tok[1:]):
-                    return False
+    scored = [ev.data.rows for ev in rec.evals if ev.scored and not ev.cv and ev.fit is not None and
+              ev.fit.kind == "model"]
+    kept = [v.rows for v in rec.env.values() if v is not None and getattr(v, "is_data", False) and v.rows]
+    for rows in scored + kept:
+        for tok in rows:
+            if tok[0] == source and any(k != key and key_kind(k) in POSITIONAL and p in ("hi", "mid") and
+                                        (k, p) not in trained for k, p in tok[1:]):
+                return False
     return True
 
 
@@ -250,7 +253,7 @@ def _held_file(rec, rows: frozenset, excluded: set) -> frozenset | None:
     """The sources these rows were read or built from, when each was read or built on its own (not trained on,
     never split): a labelled test file, or a test matrix stacked from features extracted apart."""
     roots = frozenset(tok[0] for tok in rows)
-    if not roots or any(root[0] not in ("read", "made") or root in excluded for root in roots):
+    if not roots or any(root[0] not in ("read", "made", "used") or root in excluded for root in roots):
         return None
     return roots if all(_no_training_side(rec, tok) for tok in rows) else None
 
