@@ -5,9 +5,10 @@ value, which rows it holds and which rows its statistics were learned from.
 - `api/`: the declarative table of library calls, one module per library
 - `interpreter` runs the cells in `order`; its parts: `expressions`, `calls`, `objects` (constructors, notebook
   classes), `functions` (notebook functions), `loops`, `comprehensions`, `methods`, `columns` (frame columns, for
-  target leakage), `training` (torch loops, trainers), `temporal` (time order, splits), `declared` (splits a
-  library declares: dataset parts, Keras subsets), `containers` (lists, dicts, allocated matrices), `files`
-  (values written and read back), `by_use` (names known by their use); `state` holds what it records
+  target leakage), `training` (torch loops, trainers), `carried` (networks that keep their weights over the folds
+  of a loop), `temporal` (time order, splits), `declared` (splits a library declares: dataset parts, Keras
+  subsets), `containers` (lists, dicts, allocated matrices, torch subsets), `files` (values written and read
+  back), `by_use` (names known by their use); `state` holds what it records
 - `detectors/`: one module per leak type (preprocessing, overlap, multitest, selection, target)
 """
 

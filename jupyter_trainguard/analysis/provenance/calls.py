@@ -88,7 +88,7 @@ class Calls:
         frow = lookup_func(q)
         args, kws = self.arguments(e)
         if crow is not None:  # containers: TensorDataset, DataLoader, DMatrix
-            return self.build(e, args, kws)
+            return self.indexed_subset(leaf, args, kws, e) or self.build(e, args, kws)
         if frow is not None:
             return self.library_function(q, frow.effect, e, args, kws)
         if root in DATASET_ROOTS and ".datasets." in q:

@@ -88,3 +88,18 @@ class Containers:
                 any(ev[0] == "window" for ev in v.time) and not all(tok[0] in self.allocations for tok in v.rows):
             return v.rows
         return base.rows
+
+    def indexed_subset(self, leaf: str, args: list, kws: dict, e: ast.Call) -> Val | None:
+        """torch's `Subset(ds, idx)` and `DataLoader(ds, sampler=SubsetRandomSampler(idx))` with fold or split
+        indices: the rows of `ds` those indices select, as `ds[idx]` would (a sampler stands for its indices)."""
+        if leaf in ("SubsetRandomSampler", "SubsetSampler"):
+            return args[0] if args and args[0] is not None and args[0].kind == "index" else None
+        idx = kws.get("indices" if leaf == "Subset" else "sampler")
+        idx = args[1] if idx is None and leaf == "Subset" and len(args) > 1 else idx
+        base = args[0] if args else kws.get("dataset")
+        if idx is None or idx.kind != "index" or idx.step is None or base is None or not base.is_data:
+            return None
+        for key, part in idx.items or (idx.step,):
+            base = self.select(base, key, part, "folds", e)
+        return base
+

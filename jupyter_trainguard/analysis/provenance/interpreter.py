@@ -14,6 +14,7 @@ from ..parsed import ParsedNotebook
 from .astutil import call_leaf
 from .by_use import ByUse
 from .calls import Calls
+from .carried import CarriedWeights
 from .columns import Columns
 from .comprehensions import Comprehensions
 from .containers import Containers
@@ -35,7 +36,7 @@ from .values import Val, joined
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, ByUse, Files, Declared, Loops, Comprehensions, State):
+                  Forecasts, ByUse, Files, Declared, Loops, Comprehensions, CarriedWeights, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -47,6 +48,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self._returns: list[Val | None] | None = None
         self.mutated: set[str] = set()
         self.user_classes: dict[str, ast.ClassDef] = {}
+        self.fold_loops: list[ast.For | ast.AsyncFor] = []  # the loops over folds the statement is in
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
         self.row_elements: set[str] = set()  # names bound to one row each by an enclosing comprehension
         self.no_grad = 0  # inside `with torch.no_grad():`

@@ -30,8 +30,10 @@ class Loops:
         if kind:
             folds = [(id(s), "folds", 2)] if kind == "folds" else []  # (the parts of one split are taken once)
             self.loops.extend(folds)
+            self.fold_loops.extend([s] if folds else [])
             self.block(s.body)
             del self.loops[len(self.loops) - len(folds):]
+            del self.fold_loops[len(self.fold_loops) - len(folds):]
             self.block(s.orelse)
             return
         self.note_loop(target, it_node)

@@ -224,6 +224,7 @@ class Methods:
         if role == "search":  # a search cross-validates on what it is fitted on
             self.add_eval(obj, x, "fit", e, scored=True, cv=True)
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
+        fit.rows, fit.carried = self.carried_rows(obj, fit.rows, e, attr) or (fit.rows, frozenset())
         target = self.label_root(y.flabel) if y is not None and y.flabel else None  # another label: another task
         fit.config = (obj.version, self.pass_stamp, fit.data_name, target)
         obj.fit = fit

@@ -94,9 +94,11 @@ class Training:
         if self.training_now(obj):
             fit = obj.fit
             rows = union(fit.rows, data.rows) if fit is not None else data.rows
+            rows, carried = self.carried_rows(obj, rows, e) or (rows, frozenset())
             stats = (fit.stats if fit is not None else frozenset()) | data.all_stats
             if fit is None or fit.rows != rows or fit.stats != stats:
-                obj.fit = Fit("model", obj.cls, rows, stats, self.site(e), obj=obj, data_name=data.text())
+                obj.fit = Fit("model", obj.cls, rows, stats, self.site(e), obj=obj, data_name=data.text(),
+                              carried=carried)
                 self.rec.fits.append(obj.fit)
             # what the batch's forward pass outputs is scored only when set against the labels outside the loss
             # (a running training accuracy); `mark_scored` records the evaluation then

@@ -73,10 +73,11 @@ class Fit(Record, eq=False):
     data_name: str = ""
     config: tuple = ()  # what made this fit of a model (its settings' version, loop pass, data): fits alike share it
     data_site: Site | None = None  # where the data fitted on was made (the same variable rebound is other data)
+    carried: frozenset = frozenset()  # fold loops whose earlier passes this network kept learning from (carried.py)
 
     def __init__(self, kind: str, cls: str, rows: frozenset, stats: frozenset, site: Site, obj: Obj | None = None,
                  ylabel_only: bool = False, data_name: str = "", config: tuple = (),
-                 data_site: Site | None = None) -> None:
+                 data_site: Site | None = None, carried: frozenset = frozenset()) -> None:
         self.kind = kind
         self.cls = cls
         self.rows = rows
@@ -87,6 +88,7 @@ class Fit(Record, eq=False):
         self.data_name = data_name
         self.config = config
         self.data_site = data_site
+        self.carried = carried
 
 
 class Obj(Record, eq=False):

@@ -6,7 +6,8 @@ from .table import ClassRow, FuncRow
 
 TR = ("torch", "torchvision", "torchtext", "torchaudio", "datasets", "tensorflow_datasets")
 CLASSES: dict[str, ClassRow] = {
-    **{n: ClassRow("data", TR) for n in ("TensorDataset", "DataLoader", "Subset", "ConcatDataset")},
+    **{n: ClassRow("data", TR) for n in ("TensorDataset", "DataLoader", "Subset", "ConcatDataset",
+                                         "SubsetRandomSampler", "SubsetSampler")},
     "ReduceLROnPlateau": ClassRow("scheduler", ("torch",)),
     # trainer objects: Hugging Face and Lightning
     "Trainer": ClassRow("trainer", ("transformers", "pytorch_lightning", "lightning")),

@@ -49,7 +49,7 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         if same and dup is None and (not ev.scored or id(ev) in monitored):
             continue  # predictions on the training rows that no metric reads (stacking, residual plots), or the
             # training rows watched beside the validation rows (`eval_set=[(X_tr, y_tr), (X_va, y_va)]`)
-        key = (id(ev.fit), id(ev.site.cell), ev.site.line)
+        key = (id(ev.fit), id(ev.site.cell), ev.site.line) if not _carried_fold(ev) else ("carried", id(ev.fit))
         if key in seen:
             continue
         seen.add(key)
@@ -57,6 +57,13 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
                          held_scores.get(id(ev.obj), False)))
     out += _pending_resampling(rec, seen)
     return out
+
+
+def _carried_fold(ev: Eval) -> object | None:
+    """The fold loop (its selection key) whose held-out fold this evaluation scores on a network that kept learning
+    over the earlier folds (carried.py), or None."""
+    carried = ev.fit.carried if ev.fit is not None else frozenset()
+    return next((key for tok in ev.data.rows for key, part in tok[1:] if key in carried and part == "test"), None)
 
 
 def _nested(a: tuple, b: tuple) -> bool:
@@ -149,6 +156,17 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                     f"{code(ev.site)} in {at(ev.site)} evaluates the model on the rows it was fitted on by "
                     f"{model} in {at(fit.site)}: this measures memorisation, not generalisation ({trail}).",
                     evidence=evidence, severity=sev)
+    folds = _carried_fold(ev)
+    if folds is not None:
+        loop = selection_site(rec.selections.get(folds))
+        evidence["folds"] = step_text(loop)
+        return Leak("overlap", ev.site,
+                    f"{code(ev.site)} in {ev.site.where()} scores a held-out fold on a network built once, before "
+                    f"the fold loop {code(loop)} ({loop.where() if loop else 'an earlier cell'}): {model} goes on "
+                    f"from the weights the earlier folds trained, and their training rows hold this fold's rows, "
+                    f"so from the second fold on the score is inflated. Build the network (or restore its initial "
+                    f"weights) inside the loop ({path_text([('', loop), ('', fit.site), ('', ev.site)])}).",
+                    evidence=evidence)
     parted = _two_selections(rec, pair)
     if parted is not None:
         how, sa, sb = parted
