@@ -60,3 +60,15 @@ def test_a_global_flag_runs_both_branches() -> None:
     """`USE_SMOTE = False` at the top is a switch the author flips: both modes are analysed."""
     code = PREPARE.format(default="USE_SMOTE", call="")
     assert "LEAK002" in rules("USE_SMOTE = False", code)
+
+
+def test_the_rows_an_oversampler_was_given_are_training_rows_of_the_model_fitted_on_its_output() -> None:
+    """`fit_resample` keeps every row it is given: scoring the model on them is a training-row score (LEAK007's
+    family, LEAK003), not held-out rows whose scaler saw them (no LEAK001)."""
+    code = ("from sklearn.preprocessing import StandardScaler\n"
+            "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+            "sc = StandardScaler().fit(Xtr)\nXtr_s, Xte_s = sc.transform(Xtr), sc.transform(Xte)\n"
+            "Xr, yr = SMOTE(random_state=0).fit_resample(Xtr_s, ytr)\n"
+            "clf = LogisticRegression().fit(Xr, yr)\n"
+            "print(clf.score(Xtr_s, ytr), clf.score(Xte_s, yte))")
+    assert rules(code) == {"LEAK003"}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..rows import covered, overlap, separating_step, stable_overlap
+import ast
+
+from ..rows import DUP, covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site
 from .common import (
@@ -20,14 +22,29 @@ from .common import (
 LEARNERS = ("transformer", "statistic")
 SEPARATING = frozenset({"split", "slice", "mask", "folds"})
 KEPT_SIDES = frozenset({"train", "lo", "sub", "all"})  # the sides of a selection that keep rows, not hold them out
-def held_out(ev: Eval) -> frozenset:
-    """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds)."""
+def held_out(rec: Record, ev: Eval) -> frozenset:
+    """The evaluated rows the model did not train on (all of them for cross-validation's held-out folds). An
+    oversampler's output holds every row it was given (`fit_resample` adds rows, it drops none): a model trained on
+    it trained on them."""
     rows = ev.data.rows
     if ev.cv:
         return rows
     if ev.fit is None:
         return frozenset()
-    return frozenset(t for t in rows if not covered(frozenset({t}), ev.fit.rows))
+    trained = frozenset(_before_oversampling(rec, t) for t in ev.fit.rows)
+    return frozenset(t for t in rows if not covered(frozenset({t}), trained))
+
+
+def _before_oversampling(rec: Record, tok: tuple) -> tuple:
+    """The token without its trailing oversampling steps (the rows they were made from, all kept)."""
+    while len(tok) > 1 and tok[-1][1] == DUP:
+        sel = rec.selections.get(tok[-1][0])
+        node = sel.site.node if sel is not None and sel.site is not None else None
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                node.func.attr in ("fit_resample", "fit_sample")):
+            break
+        tok = tok[:-1]
+    return tok
 
 
 def trained_with(ev: Eval, f: Fit) -> bool:
@@ -61,7 +78,7 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
     seen: set[int] = set()
     # a transform that reaches both a test score and a cross-validation is shown with the test score
     for ev in sorted(list(rec.evals) + eval_set_evals(rec), key=lambda ev: ev.cv):
-        held = held_out(ev)
+        held = held_out(rec, ev)
         if not held:
             continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
         bounds = sliced_bounds_count(ev.data)
