@@ -157,6 +157,13 @@ class ParsedNotebook(Record):
         return object()
 
     @cached_property
+    def star_modules(self) -> tuple[str, ...]:
+        """The modules imported with `from module import *`, latest first (their names shadow earlier ones)."""
+        found = [n.module for pc in self.cells if pc.tree is not None for n in _imports(pc.tree)
+                 if isinstance(n, ast.ImportFrom) and n.module and n.level == 0 and n.names[0].name == "*"]
+        return tuple(dict.fromkeys(reversed(found)))
+
+    @cached_property
     def nodes(self) -> list[tuple[Cell, ast.AST]]:
         """Every AST node of every parsed cell (cells in execution order), computed once."""
         out: list[tuple[Cell, ast.AST]] = []

@@ -72,6 +72,8 @@ class Calls:
         q = self.parsed.qualname(func)
         if not q:
             return self.unknown(e)
+        if isinstance(func, ast.Name) and q == func.id:  # `from sklearn.model_selection import *`
+            q = next((f"{m}.{q}" for m in self.parsed.star_modules if lookup_func(f"{m}.{q}")), q)
         leaf = q.rsplit(".", 1)[-1]
         root = q.split(".", 1)[0]
         io = self.file_io(q, e)  # `open(path)`, `pickle.dump(X, f)`: files the notebook may read back

@@ -1,0 +1,32 @@
+"""`from sklearn.model_selection import *`: a bare library function named by a star import is that library's
+function (its split parts, its cross-validation), as if it had been imported by name. A notebook function of the
+same name stays the notebook's."""
+
+from __future__ import annotations
+
+from jupyter_trainguard.engine import analyze_sources
+
+CODE = """import pandas as pd
+{imports}
+from sklearn.linear_model import LogisticRegression
+from sklearn.ensemble import RandomForestClassifier
+df = pd.read_csv("d.csv")
+{defs}X_tr, X_te, y_tr, y_te = train_test_split(df[["a", "b"]], df["y"], random_state=0)
+for m in [LogisticRegression(), RandomForestClassifier()]:
+    print(m.fit(X_tr, y_tr).score(X_te, y_te))"""
+
+
+def leaks(imports: str, defs: str = "") -> list[str]:
+    found = analyze_sources([CODE.format(imports=imports, defs=defs)]).findings
+    return sorted(f.rule_id for f in found if f.rule_id.startswith("LEAK"))
+
+
+def test_a_split_named_through_a_star_import_is_the_library_split() -> None:
+    assert leaks("from sklearn.model_selection import *") == ["LEAK005"]
+    assert leaks("from sklearn.model_selection import train_test_split") == ["LEAK005"]
+
+
+def test_a_star_import_does_not_replace_a_notebook_function_or_an_unimported_name() -> None:
+    own = "def train_test_split(X, y, random_state=0):\n    return X, X, y, y\n"  # "tests" on the training rows
+    assert leaks("from sklearn.model_selection import *", own) == ["LEAK007"]
+    assert leaks("from sklearn.metrics import accuracy_score") == []  # no import of the split at all: unknown
