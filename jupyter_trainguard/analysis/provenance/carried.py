@@ -30,10 +30,7 @@ class CarriedWeights:
         keys = set()
         for loop in self.fold_loops:
             inside = _node_ids(loop)
-            if _made_in(obj, inside) or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
-                                            n.func.attr in RESETS or isinstance(n, ast.Call) and
-                                            isinstance(n.func, ast.Name) and n.func.id in RESETS
-                                            for n in ast.walk(loop)):
+            if _made_in(obj, inside) or _resets(loop):
                 continue
             keys |= {key for key, sel in self.rec.selections.items() if sel.kind == "folds" and
                      sel.site is not None and id(sel.site.node) in inside}
@@ -66,6 +63,12 @@ def _node_ids(loop: ast.AST) -> set[int]:
         ids = {id(n) for n in ast.walk(loop)}
         loop._tg_ids = ids  # type: ignore[attr-defined]
     return ids
+
+
+def _resets(loop: ast.AST) -> bool:
+    """The loop calls something that puts weights back (`model.set_weights(start)`, `clear_session()`)."""
+    return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
+                                            getattr(n.func, "id", None)) in RESETS for n in ast.walk(loop))
 
 
 def _made_in(obj: Obj, inside: set[int]) -> bool:

@@ -161,11 +161,12 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
         loop = selection_site(rec.selections.get(folds))
         evidence["folds"] = step_text(loop)
         return Leak("overlap", ev.site,
-                    f"{code(ev.site)} in {ev.site.where()} scores a held-out fold on a network built once, before "
+                    f"{code(ev.site)} in {ev.site.where()} scores a held-out fold on a model built once, before "
                     f"the fold loop {code(loop)} ({loop.where() if loop else 'an earlier cell'}): {model} goes on "
-                    f"from the weights the earlier folds trained, and their training rows hold this fold's rows, "
-                    f"so from the second fold on the score is inflated. Build the network (or restore its initial "
-                    f"weights) inside the loop ({path_text([('', loop), ('', fit.site), ('', ev.site)])}).",
+                    f"from what the earlier folds taught it (a network's weights, `partial_fit`, `warm_start`), and "
+                    f"their training rows hold this fold's rows, so from the second fold on the score is inflated. "
+                    f"Build the model (or restore its initial weights) inside the loop "
+                    f"({path_text([('', loop), ('', fit.site), ('', ev.site)])}).",
                     evidence=evidence)
     parted = _two_selections(rec, pair)
     if parted is not None:
