@@ -463,6 +463,12 @@ def test_false_alarms_seen_on_textbook_notebooks_stay_quiet() -> None:
                 "print(Ridge().fit(Xtr, ytr).score(Xte, yte))")
     assert not _ids(plot) | ({"LEAK004"} & {f.rule_id for f in analyze_sources([SK, plot]).findings})
     assert "LEAK002" not in _ids(disjoint)
+    by_label = ("ts = df.set_index(pd.to_datetime(df['day']))\n"  # index labels (or columns) of one frame
+                "X = pd.concat([ts['2016'], ts['2017']])\ny = X.pop('label')\n"
+                "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+                "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
+    assert _ids(by_label) == set()
+    assert "LEAK002" in _ids(by_label.replace("ts['2017']", "ts['2016']"))  # the same part twice: copies
 
 
 def test_eval_set_with_early_stopping_through_a_params_dict() -> None:

@@ -370,10 +370,18 @@ class Calls:
         return Val("seq", items=parts, site=self.site(e))
 
     def repeats_rows(self, parts: list) -> bool:
-        """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows."""
+        """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows. Parts
+        taken by different literal keys (`s['2016']` and `s['2017']`: other index labels, or other columns) hold
+        other values: stacking them copies nothing."""
         data = [p for p in parts if p is not None and p.is_data and p.rows]
         for i, a in enumerate(data):
             for b in data[i + 1:]:
-                if overlap(a.rows, b.rows) is not None:
+                if overlap(a.rows, b.rows) is not None and not _other_keys(a, b):
                     return True
         return False
+
+
+def _other_keys(a: Val, b: Val) -> bool:
+    keys = [v.site.node.slice.value if v.site is not None and isinstance(v.site.node, ast.Subscript) and
+            isinstance(v.site.node.slice, ast.Constant) else None for v in (a, b)]
+    return None not in keys and keys[0] != keys[1]
