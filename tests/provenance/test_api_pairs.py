@@ -738,3 +738,16 @@ def test_a_table_from_a_project_helper_is_known_by_its_use() -> None:
     history = ("from project_data import run_training\nhist = run_training()\nlosses = hist['val_loss']\n"
                "print(min(losses))\n")
     assert not {f.rule_id for f in analyze_sources([history]).findings if f.rule_id.startswith("LEAK")}
+
+
+def test_xgboost_native_train_watching_a_positional_watchlist() -> None:
+    """`xgb.train(params, dtrain, rounds, watchlist, early_stopping_rounds=...)`: the fourth argument is `evals`."""
+    head = ("import xgboost as xgb\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+            "dtr, dte = xgb.DMatrix(Xtr, label=ytr), xgb.DMatrix(Xte, label=yte)\n")
+    on_test = head + "bst = xgb.train({}, dtr, 400, [(dtr, 'train'), (dte, 'valid')], early_stopping_rounds=20)"
+    assert "LEAK004" in {f.rule_id for f in analyze_sources([SK, on_test]).findings}
+    carved = (head + "Xa, Xv, ya, yv = train_test_split(Xtr, ytr)\n"
+              "da, dv = xgb.DMatrix(Xa, label=ya), xgb.DMatrix(Xv, label=yv)\n"
+              "bst = xgb.train({}, da, 400, [(da, 'train'), (dv, 'valid')], early_stopping_rounds=20)\n"
+              "print(accuracy_score(yte, bst.predict(dte) > 0.5))")
+    assert not {f.rule_id for f in analyze_sources([SK, carved]).findings if f.rule_id.startswith("LEAK")}

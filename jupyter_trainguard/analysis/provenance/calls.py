@@ -275,9 +275,11 @@ class Calls:
             obj = Obj(q, "model", self.site(e))
             obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
             early = stops_early(e, self.bound_nodes)
-            for name in ("evals", "valid_sets", "eval_set"):
-                if kws.get(name) is not None:
-                    self.rec.eval_sets.append((obj, kws[name], obj.fit.site, name, early))
+            watched = {name: kws[name] for name in ("evals", "valid_sets", "eval_set") if kws.get(name) is not None}
+            if not watched and len(args) > 3 and args[3] is not None:  # `xgb.train(params, dtrain, 400, watchlist)`
+                watched = {"evals": args[3]}
+            for name, v in watched.items():
+                self.rec.eval_sets.append((obj, v, obj.fit.site, name, early))
             return Val("obj", obj=obj, site=self.site(e))
         if effect in ("curve", "curve_apply"):
             return self.curve(q, effect, e, args, kws)
