@@ -72,3 +72,14 @@ def test_the_rows_an_oversampler_was_given_are_training_rows_of_the_model_fitted
             "clf = LogisticRegression().fit(Xr, yr)\n"
             "print(clf.score(Xtr_s, ytr), clf.score(Xte_s, yte))")
     assert rules(code) == {"LEAK003"}
+
+
+def test_a_sampler_pipeline_holding_smote_is_an_oversampler() -> None:
+    """imblearn's `Pipeline([('over', SMOTE()), ('under', RandomUnderSampler())]).fit_resample(X, y)` resamples as
+    its SMOTE step does; a pipeline of undersamplers only makes no rows."""
+    code = ("from imblearn.pipeline import Pipeline\nfrom imblearn.under_sampling import RandomUnderSampler\n"
+            "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+            "steps = Pipeline([('over', {over}), ('under', RandomUnderSampler(random_state=0))])\n"
+            "Xr, yr = steps.fit_resample(Xtr, ytr)\nprint(cross_val_score(LogisticRegression(), Xr, yr, cv=5))")
+    assert {"LEAK001", "LEAK002"} <= rules(code.format(over="SMOTE(random_state=0)"))
+    assert not rules(code.format(over="RandomUnderSampler(sampling_strategy=0.5)"))

@@ -11,7 +11,7 @@ from .api.sklearn import UNSUPERVISED
 from .astutil import const, kw, names_time, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
-from .objects import layer_objs
+from .objects import interpolates, layer_objs
 from .rows import DUP
 from .training import EARLY, stops_early
 from .values import Obj, Val
@@ -196,7 +196,7 @@ class Methods:
             self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", not _early_disabled(obj.site.node)))
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
-            if "SMOTE" in obj.cls.rsplit(".", 1)[-1] or obj.cls.endswith("ADASYN"):
+            if interpolates(obj):
                 self.rec.synthetic.add(key)  # new rows interpolated between neighbours: it learns from the rows
             outs = [self.select(v, key, DUP, "resample", e) if v is not None and v.is_data else None for v in (x, y)]
             return Val("seq", items=tuple(outs), site=self.site(e))

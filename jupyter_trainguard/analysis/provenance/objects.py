@@ -43,6 +43,9 @@ class Objects:
                         flat[-1].role != "model":
                     obj.role = "transformer" if flat[-1].role != "pipeline" else flat[-1].role
                     obj.vocab = all(getattr(f, "vocab", False) for f in flat)  # type: ignore[attr-defined]
+                if row.role == "pipeline" and all(f.role in ("resampler", "undersampler") for f in flat) and \
+                        any(f.role == "resampler" for f in flat):  # imblearn: `Pipeline([SMOTE(), under])`
+                    obj.role, obj.inner = "resampler", next(f for f in flat if f.role == "resampler")
         if row.bound is not None:
             xi, yi = row.bound
             if xi == -1:  # formula models: data=
@@ -171,3 +174,11 @@ def _inner_objs(vals: list) -> list:
                 elif it is not None and it.kind == "seq" and it.items:
                     flat += [x.obj for x in it.items if x is not None and x.kind == "obj"]
     return flat
+
+
+def interpolates(obj: Obj) -> bool:
+    """An oversampler that makes new rows between neighbours (SMOTE and its kin, ADASYN), or a sampler pipeline
+    holding one: it learns from the rows it is given."""
+    return any("SMOTE" in c.rsplit(".", 1)[-1] or c.endswith("ADASYN")
+               for c in (obj.cls, obj.inner.cls if obj.inner is not None else ""))
+
