@@ -132,3 +132,14 @@ def test_models_of_different_label_columns_of_a_table_from_an_unknown_reader() -
     assert not any(f.rule_id == "LEAK005" for f in rep.findings)
     same = code.replace("df['revenue']", "df['price']")
     assert any(f.rule_id == "LEAK005" for f in analyze_sources([head, same]).findings)
+
+
+def test_two_networks_built_by_adding_other_layers_to_an_empty_sequential_are_two_configurations() -> None:
+    """`Sequential()` says nothing of the network: the layers added after it do, so two of them scored on the test
+    rows are compared there (the literal-constructor rule that makes two `RandomForestRegressor(n_estimators=50)`
+    one configuration does not apply)."""
+    net = ("from keras.models import Sequential\nfrom keras.layers import Dense, Dropout\n"
+           "{name} = Sequential()\n{name}.add(Dense({units}, activation='relu'))\n{name}.add(Dense(1))\n"
+           "{name}.compile(optimizer='adam', loss='mse')\n{name}.fit(Xtr, ytr, epochs=20)\n"
+           "print(mean_absolute_error(yte, {name}.predict(Xte)))")
+    assert compared(net.format(name="small", units=8), net.format(name="wide", units=128))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from ..carried import KEEPS_WEIGHTS_ROOTS
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
@@ -63,6 +64,8 @@ def _setup(ev: Eval) -> tuple | None:
         return None  # (settings changed by `set_params` are not in the constructor)
     if not all(isinstance(a, ast.Constant) for a in list(node.args) + [k.value for k in node.keywords]):
         return None
+    if obj.cls.split(".", 1)[0] in KEEPS_WEIGHTS_ROOTS:
+        return None  # `Sequential()`: the layers added after it, not its constructor, say what the network is
     data = fit.data_site.node if fit.data_site is not None else None
     return obj.cls, ast.dump(node), fit.config[2:] if fit.config else None, fit.rows, id(data) if data else None
 
