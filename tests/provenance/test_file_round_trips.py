@@ -113,3 +113,29 @@ def test_image_folders_are_the_folders_they_read(eval_root: str, leaks: bool) ->
             "# %%\n" + LOOP)
     rep = analyze_sources([TORCH] + code.split("\n# %%\n"))
     assert ("LEAK007" in {f.rule_id for f in rep.findings}) is leaks
+
+
+LOADED = """import pandas as pd
+from tensorflow.keras.models import Sequential, load_model
+from tensorflow.keras.layers import Dense
+from sklearn.metrics import accuracy_score
+train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+X, y, Xt, yt = train[["a", "b"]].values, train["y"].values, test[["a", "b"]].values, test["y"].values
+net = Sequential([Dense(8, activation="relu"), Dense(1, activation="sigmoid")])
+net.compile(optimizer="adam", loss="binary_crossentropy")
+net.fit(X, y, epochs=10)
+{save}
+print(accuracy_score(yt, net.predict(Xt) > 0.5))
+other = load_model("{path}")
+print(accuracy_score(yt, other.predict(Xt) > 0.5))"""
+
+
+def test_a_network_loaded_from_a_file_the_notebook_never_writes_is_another_model() -> None:
+    """Trained elsewhere (another notebook wrote `cnn_v2.h5`): scored beside this notebook's network on the test
+    rows, it is a second configuration; the notebook's own network saved and reloaded is the same one."""
+    def multi(save: str, path: str) -> bool:
+        code = LOADED.format(save=save, path=path).replace('load_model("<config>")', "load_model(config.path)")
+        return any(f.rule_id == "LEAK005" for f in analyze_sources([code]).findings)
+    assert multi("", "cnn_v2.h5")
+    assert not multi("net.save('mine.h5')", "mine.h5")
+    assert not multi("", "<config>")  # no literal path: unknown, nothing is assumed

@@ -79,6 +79,9 @@ class Calls:
         io = self.file_io(q, e)  # `open(path)`, `pickle.dump(X, f)`: files the notebook may read back
         if io is not None:
             return io[0]
+        loaded = self.model_from_elsewhere_file(q, e)
+        if loaded is not None:
+            return loaded
         if leaf in RNG_MAKERS and root in ("numpy", "random", "torch"):
             self.arguments(e)
             return Val("obj", obj=Obj(q, "rng", self.site(e)), site=self.site(e))

@@ -1,7 +1,9 @@
 """Files the notebook writes and reads back: a value saved under a literal path (`df.to_csv('clean.csv')`,
 `pickle.dump(X, f)` with `f = open('x.pkl', 'wb')`, `np.save`, `joblib.dump`, a network's `save`) is the same
 value when that path is read again (`pd.read_csv('clean.csv')`, `pickle.load(f)`, `load_model`): its rows, the
-statistics they carry, and a model's fit survive the round trip."""
+statistics they carry, and a model's fit survive the round trip. A network loaded from a file the notebook never
+names elsewhere (`load_model('cnn_v2.h5')`: trained by another notebook) is a model whose training rows are
+unknown: it predicts, and scored beside others it is one more configuration."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import ast
 import os
 
 from .astutil import const, path_arg
-from .values import Val
+from .values import Fit, Obj, Val
 
 # functions writing their first argument to the file named by their second (`pickle.dump(X, f)`)
 VALUE_FIRST = frozenset({("pickle", "dump"), ("dill", "dump"), ("joblib", "dump"), ("torch", "save"),
@@ -73,3 +75,28 @@ class Files:
         path = self.file_path(path_arg(node))
         v = self.written.get(path) if path is not None else None
         return v._replace(site=self.site(node), name=None) if v is not None else None
+
+    def model_from_elsewhere_file(self, q: str, e: ast.Call) -> Val | None:
+        """`keras.models.load_model(path)` of a path no other code of the notebook names (no `save`, no checkpoint
+        writes it): a model trained elsewhere, on rows the notebook does not show."""
+        if q.rsplit(".", 1)[-1] != "load_model" or q.split(".", 1)[0] not in ("keras", "tensorflow", "load_model"):
+            return None
+        path = const(path_arg(e))
+        if not isinstance(path, str) or not path.strip() or self.read_back(e) is not None or \
+                self.path_mentions().get(path, 0) > 1:
+            return None
+        obj = Obj(q, "model", self.site(e))
+        obj.fit = Fit("model", q, frozenset(), frozenset(), self.site(e), obj=obj, data_name=path)
+        return Val("obj", obj=obj, site=self.site(e))
+
+    def path_mentions(self) -> dict:
+        """How often each string literal appears in the notebook's code (computed once)."""
+        found = getattr(self, "_path_mentions", None)
+        if found is None:
+            found = {}
+            for _cell, node in self.parsed.walk():
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 300:
+                    found[node.value] = found.get(node.value, 0) + 1
+            self._path_mentions = found
+        return found
+
