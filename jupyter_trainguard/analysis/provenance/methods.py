@@ -13,7 +13,7 @@ from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
 from .rows import DUP
-from .training import EARLY, stops_early
+from .training import stops_early
 from .values import Obj, Val
 
 USED_AS_ROWS = frozenset({"transformer", "resampler"})
@@ -183,17 +183,7 @@ class Methods:
         if role == "torch":
             return None
         watched = len(self.rec.eval_sets)
-        for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
-            if kws.get(name) is not None:
-                given = {k.arg for k in e.keywords}
-                early = stops_early(e, self.bound_nodes) or obj.early or any(
-                    k in EARLY for k in kws if k not in given)  # also through **params
-                if obj.cls.startswith("catboost.") and not any(_turned_off(c, "use_best_model")
-                                                               for c in (e, obj.site.node)):
-                    early = True  # CatBoost keeps the best iteration on `eval_set` unless told not to
-                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
-        if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
-            self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", not _early_disabled(obj.site.node)))
+        self.watch_sets(obj, e, kws)
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
             if interpolates(obj):
@@ -370,17 +360,6 @@ class Methods:
         return None
 
     # ----------------------------------------------------------- containers
-
-
-def _early_disabled(ctor: ast.AST | None) -> bool:
-    """The estimator was built with `early_stopping=False`."""
-    return _turned_off(ctor, "early_stopping")
-
-
-def _turned_off(call: ast.AST | None, name: str) -> bool:
-    """The call sets `name=False`."""
-    return isinstance(call, ast.Call) and any(
-        k.arg == name and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
 
 
 def _written_column(node: ast.AST) -> str | None:

@@ -2,7 +2,8 @@
 
 A network called inside a loop whose own body calls `.backward()` (outside `torch.no_grad()` and `.eval()`)
 learns from those rows; called anywhere else it predicts, and what it predicts can be scored. A trainer's
-evaluation set selects when the trainer keeps the best checkpoint or stops early."""
+evaluation set selects when the trainer keeps the best checkpoint or stops early, and so does the data any `fit`
+watches (`eval_set`, `validation_data`) with early stopping or a best-model checkpoint (`watch_sets`)."""
 
 from __future__ import annotations
 
@@ -145,3 +146,26 @@ class Training:
         """`TrainingArguments(load_best_model_at_end=True)` / `Trainer(callbacks=[EarlyStopping()])`."""
         best = kw(e, "load_best_model_at_end")
         return const(best) is True or kw(e, "callbacks") is not None or kw(e, "metric_for_best_model") is not None
+
+    def watch_sets(self, obj: Obj, e: ast.Call, kws: dict) -> None:
+        """The data a `fit` watches while it trains (`eval_set`, `validation_data`, ...), and whether that data
+        stops the training early or picks the weights kept."""
+        for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
+            if kws.get(name) is not None:
+                given = {k.arg for k in e.keywords}
+                early = stops_early(e, self.bound_nodes) or obj.early or any(
+                    k in EARLY for k in kws if k not in given)  # also through **params
+                if obj.cls.startswith("catboost.") and not any(turned_off(c, "use_best_model")
+                                                               for c in (e, obj.site.node)):
+                    early = True  # CatBoost keeps the best iteration on `eval_set` unless told not to
+                self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
+        if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
+            early = not turned_off(obj.site.node, "early_stopping")
+            self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", early))
+
+
+def turned_off(call: ast.AST | None, name: str) -> bool:
+    """The call sets `name=False`."""
+    return isinstance(call, ast.Call) and any(
+        k.arg == name and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
+
