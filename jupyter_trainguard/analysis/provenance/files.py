@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 
+from ..parsed import tree_nodes
 from .astutil import const, path_arg
 from .values import Fit, Obj, Val
 
@@ -77,26 +78,21 @@ class Files:
         return v._replace(site=self.site(node), name=None) if v is not None else None
 
     def model_from_elsewhere_file(self, q: str, e: ast.Call) -> Val | None:
-        """`keras.models.load_model(path)` of a path no other code of the notebook names (no `save`, no checkpoint
+        """`keras.models.load_model(path)` of a path no cell run so far names elsewhere (no `save`, no checkpoint
         writes it): a model trained elsewhere, on rows the notebook does not show."""
         if q.rsplit(".", 1)[-1] != "load_model" or q.split(".", 1)[0] not in ("keras", "tensorflow", "load_model"):
             return None
         path = const(path_arg(e))
         if not isinstance(path, str) or not path.strip() or self.read_back(e) is not None or \
-                self.path_mentions().get(path, 0) > 1:
+                self.string_counts.get(path, 0) > 1:
             return None
         obj = Obj(q, "model", self.site(e))
         obj.fit = Fit("model", q, frozenset(), frozenset(), self.site(e), obj=obj, data_name=path)
         return Val("obj", obj=obj, site=self.site(e))
 
-    def path_mentions(self) -> dict:
-        """How often each string literal appears in the notebook's code (computed once)."""
-        found = getattr(self, "_path_mentions", None)
-        if found is None:
-            found = {}
-            for _cell, node in self.parsed.walk():
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 300:
-                    found[node.value] = found.get(node.value, 0) + 1
-            self._path_mentions = found
-        return found
-
+    def note_strings(self, tree: ast.Module) -> None:
+        """Count the string literals of a cell about to run: a path named in a cell run so far (a `save`, a
+        checkpoint) is one the notebook may have written."""
+        for node in tree_nodes(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 300:
+                self.string_counts[node.value] = self.string_counts.get(node.value, 0) + 1

@@ -54,6 +54,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self.no_grad = 0  # inside `with torch.no_grad():`
         self.steps = 0
         self.bound_names: set[str] = set(dir(builtins))  # names some cell replayed so far binds
+        self.string_counts: dict[str, int] = {}  # string literals of the cells replayed so far (files.py)
         self.outside: dict[str, Val] = {}  # data read through names no cell binds (expressions.outside_value)
         self.init_columns()
 
@@ -73,6 +74,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             if pc.tree is None:
                 continue
             self.bound_names |= names_of(pc.tree)[0]
+            self.note_strings(pc.tree)
             self.cell = pc.cell
             for stmt in pc.tree.body:
                 self.statement(stmt)

@@ -175,7 +175,7 @@ def _last_middle(rec, source: object, key: object) -> bool:
         return False
     scored = [ev.data.rows for ev in rec.evals if ev.scored and not ev.cv and ev.fit is not None and
               ev.fit.kind == "model"]
-    kept = [v.rows for v in rec.env.values() if v is not None and getattr(v, "is_data", False) and v.rows]
+    kept = _kept_rows(rec)
     for rows in scored + kept:
         for tok in rows:
             if tok[0] == source and any(k != key and key_kind(k) in POSITIONAL and p in ("hi", "mid") and
@@ -219,12 +219,17 @@ def _reserved_cuts(rec) -> set:
     scored = [ev.data.rows for ev in rec.evals if ev.scored and not ev.cv] + watched + \
         [f.rows for f in rec.fits if f.kind == "model"]
     predicted = [ev.data.rows for ev in rec.evals if not ev.scored]
-    kept = [v.rows for v in rec.env.values() if v is not None and getattr(v, "is_data", False) and v.rows]
+    kept = _kept_rows(rec)
     unlabelled = {x for pair in _held_keys(rec, predicted) for x in pair}  # rows only predicted, by any cut
     out = {key for _root, key in _held_keys(rec, scored)}
     out |= {key for root, key in _held_keys(rec, kept) if root not in unlabelled and key not in unlabelled}
     _cache(rec)["reserved"] = out
     return out
+
+
+def _kept_rows(rec) -> list:
+    """The rows of every data value the notebook still holds under a name when it ends."""
+    return [v.rows for v in rec.env.values() if v is not None and getattr(v, "is_data", False) and v.rows]
 
 
 def _held_keys(rec, row_sets: list) -> set:
