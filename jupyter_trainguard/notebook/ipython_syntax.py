@@ -12,6 +12,7 @@ PYTHON_BODY_MAGICS = frozenset(
         "time", "timeit", "capture", "prun", "debug", "memit", "mprun", "guarded_train",
         "tg_estimate", "trainguard", "px", "autopx", "spark", "pyinstrument", "scalene",
         "snakeviz", "heat", "record", "python", "python3", "ipytest", "tensorboard",
+        "wandb", "cache", "notify",  # W&B's run display, ipycache, jupyternotify: the body runs as it is
     }
 )
 

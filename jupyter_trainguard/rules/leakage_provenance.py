@@ -34,9 +34,15 @@ def _record(ctx: NotebookContext):
     return record_of(ctx.parsed, ctx.cache)
 
 
+def _in_progress(ctx: NotebookContext) -> bool:
+    """The live session's cells so far (more may follow), not a finished notebook: a leak whose evaluation has not
+    been written yet is reported ahead of it."""
+    return ctx.notebook.format == "session"
+
+
 def _overlaps(ctx: NotebookContext) -> list[Leak]:
     if "provenance_overlap" not in ctx.cache:
-        ctx.cache["provenance_overlap"] = overlap_leaks(_record(ctx))
+        ctx.cache["provenance_overlap"] = overlap_leaks(_record(ctx), pending=_in_progress(ctx))
     return ctx.cache["provenance_overlap"]
 
 
@@ -57,7 +63,8 @@ def preprocessing_leak(ctx: NotebookContext) -> Iterator[Hit]:
     """Follows the rows each fit learned from to every evaluation of a model: fires when the evaluated rows
     (held out from the model's training) carry statistics learned from rows that include them, or when an
     interpolating oversampler run before the split built training rows from them."""
-    yield from _hits(preprocessing_leaks(_record(ctx)) + synthesis_leaks(_overlaps(ctx)), ("preprocessing",))
+    leaks = preprocessing_leaks(_record(ctx), pending=_in_progress(ctx)) + synthesis_leaks(_overlaps(ctx))
+    yield from _hits(leaks, ("preprocessing",))
 
 
 @rule(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import nbformat
+import pytest
 from nbformat.v3 import new_code_cell as v3_code_cell
 from nbformat.v3 import new_notebook as v3_notebook
 from nbformat.v3 import new_worksheet
@@ -193,6 +194,22 @@ def test_a_cell_magic_as_script_exports_write_it_is_read_as_its_body():
     # a call inside other code is an ordinary statement, kept as written
     mixed = "x = 1\nget_ipython().run_cell_magic('time', '', 'y = 2\\n')"
     assert to_python(mixed)[0] == mixed
+
+
+@pytest.mark.parametrize("magic", ["wandb", "cache model.pkl m", "notify"])
+def test_cell_magics_that_run_their_body_are_read_as_python(magic):
+    """W&B's `%%wandb` (shows the run beside the output), ipycache's `%%cache` and jupyternotify's `%%notify` run
+    the body in the user namespace: a leak inside it is a leak."""
+    from jupyter_trainguard.engine import analyze_sources
+
+    head = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split, cross_val_score\n"
+            "from sklearn.svm import SVR\ndf = pd.read_csv('d.csv')\ndf = df.fillna(df.mean())\n"
+            "X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns='t'), df['t'], random_state=0)")
+    body = "m = SVR()\nprint(cross_val_score(m, X_tr, y_tr, cv=5))"
+    for cell in (f"%%{magic}\n{body}", f"get_ipython().run_cell_magic({magic.split()[0]!r}, '', {body!r})"):
+        report = analyze_sources([head, cell])
+        leaks = [f for f in report.findings if f.rule_id == "LEAK001"]
+        assert [f.evidence["evaluation"]["code"] for f in leaks] == ["cross_val_score(m, X_tr, y_tr, cv=5)"], cell
 
 
 def test_a_script_exported_timed_cell_is_analysed():

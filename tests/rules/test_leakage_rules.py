@@ -61,7 +61,7 @@ def test_helper_function_propagates_fit(tmp_path):
     rep = scan_cells(tmp_path, [SK, "def prep(frame):\n    return StandardScaler().fit_transform(frame)",
                                 LOAD + "\nXp = prep(X)",
                                 "X_train, X_test, y_train, y_test = train_test_split(Xp, y, random_state=0)\n"
-                                "LogisticRegression().fit(X_train, y_train)"])
+                                "LogisticRegression().fit(X_train, y_train).score(X_test, y_test)"])
     assert "LEAK001" in ids(rep)
 
 
@@ -69,12 +69,31 @@ def test_smote_before_split_and_after_split(tmp_path):
     head = SK + "\nfrom imblearn.over_sampling import SMOTE"
     bad = scan_cells(tmp_path, [head, LOAD, "Xr, yr = SMOTE(random_state=0).fit_resample(X, y)\n"
                                             "X_train, X_test, y_train, y_test = train_test_split(Xr, yr)\n"
-                                            "LogisticRegression().fit(X_train, y_train)"], name="bad.ipynb")
+                                            "LogisticRegression().fit(X_train, y_train).score(X_test, y_test)"],
+                     name="bad.ipynb")
     [f] = of(bad, "LEAK002")
     assert "SMOTE(random_state=0).fit_resample" in f.message and f.severity.value == "error"
     good = scan_cells(tmp_path, [head, LOAD, SPLIT + "\nXr, yr = SMOTE(random_state=0).fit_resample(X_train, "
                                                      "y_train)\nLogisticRegression().fit(Xr, yr)"], name="good.ipynb")
     assert "LEAK002" not in ids(good)
+
+
+@pytest.mark.parametrize("prep", ["X = StandardScaler().fit_transform(X)",
+                                  "from imblearn.over_sampling import RandomOverSampler\n"
+                                  "X, y = RandomOverSampler(random_state=0).fit_resample(X, y)"])
+def test_held_out_part_never_scored_is_pending_only_in_a_live_session(tmp_path, prep):
+    """A finished notebook that never scores the held-out part inflates no score (its training score is LEAK007's);
+    the same cells as the live session's code so far are reported ahead of the evaluation still to come."""
+    from jupyter_trainguard.engine import analyze_notebook
+    from jupyter_trainguard.notebook.load import notebook_from_sources
+
+    cells = [SK, LOAD + "\n" + prep, SPLIT, "m = LogisticRegression().fit(X_train, y_train)\nm.score(X_train, y_train)"]
+    finished = scan_cells(tmp_path, cells)
+    assert {"LEAK001", "LEAK002"} & ids(finished) == set() and "LEAK007" in ids(finished)
+    live, _, _ = analyze_notebook(notebook_from_sources("<session>", cells, [1, 2, 3, 4]))
+    assert {"LEAK001", "LEAK002"} & ids(live)
+    scored = scan_cells(tmp_path, cells[:-1] + [cells[-1] + "\nm.score(X_test, y_test)"], name="scored.ipynb")
+    assert {"LEAK001", "LEAK002"} & ids(scored)
 
 
 def test_fit_on_full_data_then_score_test(tmp_path):

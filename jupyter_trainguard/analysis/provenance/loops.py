@@ -56,8 +56,9 @@ class Loops:
             kind = "settings" if self.is_setting_iter(it_node, it) else "items"
             if trains_directly(s.body, self.known_test):
                 kind = "train"
-            elem = passes[0] if passes else (Val("data", rows=it.rows, stats=it.all_stats, site=it.site, time=it.time)
-                                             if it is not None and it.is_data else None)
+            elem = passes[0] if passes else (Val("pred" if it.kind == "pred" else "data", rows=it.rows,
+                                                 stats=it.all_stats, site=it.site, time=it.time, evals=it.evals)
+                                             if it is not None and it.is_data else None)  # (a prediction's row)
             if kind == "settings":
                 elem = Val("data", hyper=True, site=self.site(it_node))
                 self.setting_vars[id(s)] = frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))

@@ -11,7 +11,9 @@ from .common import Leak, code, eval_set_evals, path_text, selection_site, slice
 MODELS = ("model",)
 
 
-def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
+def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True) -> list[Leak]:
+    """Every overlap leak of the record; `pending`: also a resampling before the split whose held-out copies
+    nothing has scored yet (the code so far of a live session, not a finished notebook)."""
     out: list[Leak] = []
     held_scores: dict[int, bool] = {}
     for ev in rec.evals:
@@ -35,12 +37,12 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         if overlap(trained, scored, bounds) is None:
             continue
         pair = stable_overlap(trained, scored, bounds)
-        dup = dup_step(*pair)
+        same = covered(scored, trained) and covered(trained, scored)
+        dup = None if same else dup_step(*pair)  # scored on its very training rows: copies among them add nothing
         if dup is not None:
             seen.add(("fit", id(dup[0])))
         elif not (covered(scored, trained) or covered(trained, scored)) and _nested(*pair):
             continue  # each side holds rows the other lacks (window context before the test rows): not proven
-        same = covered(scored, trained) and covered(trained, scored)
         if not ev.scored and ev.obj is not None and ev.obj.learned is not None:
             continue  # a clusterer's labels for its rows (`KMeans().fit(X).predict(X)`) that nothing scores
         if not ev.scored and dup is None and covered(trained, scored) and held_scores.get(id(ev.obj), False):
@@ -55,7 +57,8 @@ def overlap_leaks(rec: Record, predict_counts: bool = True) -> list[Leak]:
         seen.add(key)
         out.append(_leak(rec, ev, dup, same, pair,
                          held_scores.get(id(ev.obj), False)))
-    out += _pending_resampling(rec, seen)
+    if pending:
+        out += _pending_resampling(rec, seen)
     return out
 
 

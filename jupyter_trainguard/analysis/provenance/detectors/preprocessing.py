@@ -73,7 +73,9 @@ def _split_of(rec: Record, pair: tuple, before: Site | None = None) -> Site | No
     return selection_site((held or [sel for sel, _side in steps] or [None])[0], before)
 
 
-def preprocessing_leaks(rec: Record) -> list[Leak]:
+def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
+    """Every preprocessing leak of the record; `pending`: also a held-out part that carries its own statistics
+    before anything scores it (the code so far of a live session: in a finished notebook nothing is inflated)."""
     out: list[Leak] = []
     seen: set[int] = set()
     # a transform that reaches both a test score and a cross-validation is shown with the test score
@@ -116,7 +118,8 @@ def preprocessing_leaks(rec: Record) -> list[Leak]:
                           "fit_cell": step_text(f.site).get("cell"), "split_cell": step_text(split).get("cell"),
                           "eval_cell": step_text(ev.site).get("cell"), "held_out": ev.data.name},
             ))
-    out += pending_leaks(rec, seen)
+    if pending:
+        out += pending_leaks(rec, seen)
     return out
 
 
