@@ -122,6 +122,13 @@ class Calls:
         layers = graph_layers(args + list(kws.values()))  # `layers.concatenate([a, b])` in a functional model
         if layers:
             return Val("graph", items=layers, site=self.site(e))
+        if root in ("numpy", "torch", "random"):
+            if leaf == "shuffle":
+                self.shuffled_in_place(leaf, e)
+                return None
+            positions = self.permuted(leaf, e, args)
+            if positions is not None:
+                return positions
         if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
             return self.preallocated(leaf, e) or self.allocation(leaf, e)
         if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data", "download",

@@ -185,6 +185,10 @@ class Expressions:
             stacked = self.derive(e, list(got.items)) if got is not None and got.kind == "seq" and got.items else got
             return stacked if self.parsed.qualname(node) in ("numpy.c_", "numpy.r_") else None
         key = self.constant(e.slice)
+        if isinstance(e.slice, ast.Slice) and accessor is None and base.kind in ("seq", "index"):
+            cut = self.permutation_cut(base, e.slice, e)  # `idx[:k]` of row positions
+            if cut is not None:
+                return cut
         if base.kind == "seq":
             if base.items is not None and isinstance(key, int) and -len(base.items) <= key < len(base.items):
                 return base.items[key]

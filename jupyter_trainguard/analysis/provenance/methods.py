@@ -37,6 +37,7 @@ ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a v
 
 
 # methods whose arguments count or place rows (periods, window sizes, decimals): none of their values reach the data
+CONVERTS = frozenset({"numpy", "tolist", "cpu", "copy", "long", "astype", "to_numpy"})
 COUNT_ARGS = frozenset({"shift", "diff", "pct_change", "rolling", "expanding", "round"})
 WINDOWED = frozenset({"rolling", "expanding", "ewm", "shift", "diff", "pct_change", "resample", "cumsum",
                       "cummax", "cummin"})
@@ -67,6 +68,8 @@ class Methods:
             return self.seq_method(recv, attr, e, args)
         if recv.kind == "func":
             return None
+        if recv.kind == "index" and recv.step is None and attr in CONVERTS:
+            return recv  # `torch.randperm(n).numpy()`: the same shuffled positions
         return self.data_method(recv, attr, e, args, kws)
 
     # --------------------------------------------------------------- objects
@@ -77,7 +80,10 @@ class Methods:
             data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
             if data:
                 return self.derive(e, data)
-            return self.source(e, "made") if attr in RANDOM_DRAWS else None
+            if attr == "shuffle":
+                self.shuffled_in_place(attr, e)
+                return None
+            return self.permuted(attr, e, args) or (self.source(e, "made") if attr in RANDOM_DRAWS else None)
         args, kws = self.arguments(e)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)

@@ -1,0 +1,71 @@
+"""Hand-made random splits: row positions shuffled (`idx = np.random.permutation(len(df))`, `torch.randperm(n)`,
+or `idx = list(range(n))` then `np.random.shuffle(idx)`) and cut in two (`test_idx = idx[:k]`,
+`train_idx = idx[k:]`) select disjoint random parts of the rows they index, as a split does. The shuffled
+positions are an index without selections; each positional cut of them is one side of a random cut keyed by those
+positions and the bound, which `df.iloc[train_idx]` or `Subset(ds, train_idx)` applies to the rows."""
+
+from __future__ import annotations
+
+import ast
+
+from .astutil import text
+from .values import Val
+
+PERMUTING = frozenset({"permutation", "randperm"})
+_POSITIONS = frozenset({"range", "numpy.arange", "list", "numpy.array"})
+
+
+class Permutations:
+    """Mixin: shuffled row positions and the random cuts made of them."""
+
+    def permuted(self, leaf: str, e: ast.Call, args: list) -> Val | None:
+        """`np.random.permutation(n)` / `rng.permutation(n)` / `torch.randperm(n)` of a count (not of data, whose
+        permutation is its own rows reordered): shuffled row positions."""
+        if leaf not in PERMUTING or not e.args or any(a is not None and a.is_data and a.rows for a in args):
+            return None
+        return Val("index", site=self.site(e))
+
+    def shuffled_in_place(self, leaf: str, e: ast.Call) -> None:
+        """`np.random.shuffle(idx)` / `random.shuffle(idx)` where `idx` holds positions (`list(range(n))`,
+        `np.arange(n)`): from here on `idx` is shuffled row positions."""
+        if leaf != "shuffle" or len(e.args) != 1 or not isinstance(e.args[0], ast.Name):
+            return
+        if self.positions_made(e.args[0]) is not None:
+            self.env[e.args[0].id] = Val("index", site=self.site(e), name=e.args[0].id)
+
+    def positions_made(self, node: ast.AST) -> ast.Call | None:
+        """The `range(n)` / `np.arange(n)` call a name was bound to (through `list(...)`/`np.array(...)`)."""
+        made = self.bound_nodes.get(node.id) if isinstance(node, ast.Name) else None
+        while isinstance(made, ast.Call) and self.parsed.qualname(made.func) in ("list", "numpy.array") and made.args:
+            made = made.args[0]
+        if isinstance(made, ast.Call) and self.parsed.qualname(made.func) in ("range", "numpy.arange"):
+            return made
+        return None
+
+    def permutation_cut(self, base: Val, sl: ast.Slice, e: ast.Subscript) -> Val | None:
+        """`idx[:k]` / `idx[k:]` / `idx[a:b]` of row positions, shuffled or in order: the positions of one side
+        of a cut (random when shuffled)."""
+        if base.kind == "index" and base.step is None and _is_permutation(base):
+            made, shuffled = base.site.node, True
+        elif base.kind == "seq" and base.hyper:
+            made, shuffled = self.positions_made(e.value), False
+        else:
+            return None
+        if made is None or sl.lower is None and sl.upper is None:
+            return None
+        if sl.lower is None:
+            bound, part = text(sl.upper), "lo"
+        elif sl.upper is None:
+            bound, part = text(sl.lower), "hi"
+        else:
+            bound, part = f"{text(sl.lower)}:{text(sl.upper)}", "mid"
+        key = ("perm", id(made), bound)
+        self.select(base, key, part, "slice", e)  # registers the cut (its place, the loops it varies in)
+        self.rec.selections[key].shuffle = shuffled
+        return Val("index", step=(key, part), items=((key, part),), site=self.site(e))
+
+
+def _is_permutation(v: Val) -> bool:
+    node = v.site.node if v.site is not None else None
+    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
+        (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in PERMUTING | {"shuffle"}
