@@ -143,3 +143,10 @@ def test_two_networks_built_by_adding_other_layers_to_an_empty_sequential_are_tw
            "{name}.compile(optimizer='adam', loss='mse')\n{name}.fit(Xtr, ytr, epochs=20)\n"
            "print(mean_absolute_error(yte, {name}.predict(Xte)))")
     assert compared(net.format(name="small", units=8), net.format(name="wide", units=128))
+
+
+def test_one_object_refitted_on_other_named_columns_by_a_helper_is_two_configurations() -> None:
+    helper = ("def evaluate(cols, model):\n    model.fit(Xtr[cols], ytr)\n"
+              "    return mean_absolute_error(yte, model.predict(Xte[cols]))\nm = RandomForestRegressor()")
+    assert compared(helper, "print(evaluate(['a', 'b'], m))", "print(evaluate(['a', 'b', 'c'], m))")
+    assert not compared(helper, "print(evaluate(['a', 'b'], m))", "print(evaluate(['a', 'b'], m))")

@@ -220,6 +220,16 @@ class Columns:
         return out
 
     # ------------------------------------------------------------ column specs
+    def feature_set(self, x: Val, node: ast.AST | None) -> tuple | None:
+        """The named columns a model is fitted on, when known (`X_tr[cols]`, a frame of selected columns): a model
+        refitted on another feature set is another configuration."""
+        if x.fcols and x.fcols.get("selected"):
+            return tuple(x.fcols["selected"])
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            spec = self.col_spec(loc_cols(node.slice) or node.slice)
+            return tuple(spec[1]) if spec is not None and spec[0] == "sel" else None
+        return None
+
     def col_spec(self, node: ast.AST | None) -> tuple[str, object] | None:
         """A column list known statically: a literal list of names, a name bound to one, or a comprehension
         over `df.columns` that only excludes named columns."""

@@ -61,15 +61,21 @@ class Functions:
         given = dict(zip(params[len(params) - len(defaults):], defaults))  # a default, unless the call gives it
         given.update(zip(params, e.args))
         given.update((k.arg, k.value) for k in e.keywords if k.arg is not None)
+        shadowed = set(params) | {k.arg for k in fn.args.kwonlyargs}
+        lists = {n: spec for n, spec in self.str_lists.items() if n not in shadowed}
         for p, node in given.items():
             self.bind_constant(consts, p, node)
+            spec = self.col_spec(node)  # a column list given (`evaluate(['a', 'b'])`) is that list inside
+            if spec is not None:
+                lists[p] = spec
         flags = frozenset(p for p, node in given.items() if isinstance(node, ast.Constant) and
                           isinstance(node.value, bool))  # `if smote:` with `smote=False` written in the call
-        saved = (self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags)
+        saved = (self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags,
+                 self.str_lists)
         fits_before = len(self.rec.fits)
         self.call_sites.append(self.site(e))
         self.env, self._returns, self.mutated, self.consts, self._yields = local, [], set(), consts, []
-        self.flags = flags
+        self.flags, self.str_lists = flags, lists
         self.cell = fval.func_cell or self.cell
         self.depth += 1
         try:
@@ -79,7 +85,8 @@ class Functions:
         finally:
             self.depth -= 1
             self.call_sites.pop()
-            self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags = saved
+            self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags, \
+                self.str_lists = saved
         globs = _globals_of(fn)
         for n in globs:
             if n in inner:

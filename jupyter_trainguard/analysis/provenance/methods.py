@@ -222,7 +222,8 @@ class Methods:
         fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=y)
         fit.rows, fit.carried = self.carried_rows(obj, fit.rows, e, attr) or (fit.rows, frozenset())
         target = self.label_root(y.flabel) if y is not None and y.flabel else None  # another label: another task
-        fit.config = (obj.version, self.pass_stamp, fit.data_name, target)
+        columns = self.feature_set(x, e.args[0] if e.args else None)
+        fit.config = (obj.version, self.pass_stamp, fit.data_name, target, columns)
         obj.fit = fit
         # the data this very fit watched names the fit's own site (a function body fits once per call)
         self.rec.eval_sets[watched:] = [(o, v, fit.site, k, st) for o, v, _s, k, st in self.rec.eval_sets[watched:]]
