@@ -5,7 +5,7 @@ loop scored on them. Validation data without a callback that selects is not a ch
 
 from __future__ import annotations
 
-from ..rows import overlap
+from ..rows import covered, overlap
 from ..state import Record
 from .common import Leak, chosen_by_loops, code, data_leaves, final_test, sliced_bounds_count, step_text
 
@@ -15,6 +15,9 @@ def selection_leaks(rec: Record) -> list[Leak]:
     for obj, v, site, kwarg, early in rec.eval_sets:
         data = next((d for d in data_leaves(v) if final_test(rec, d.rows)), None) if early else None
         if data is None:
+            fold = _stopped_on_scored_fold(rec, obj, v, site) if early else None
+            if fold is not None:
+                out.append(fold)
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
         shown = data.name or (v.name if v is not None else None)  # (batches a generator yields: the generator)
         name = f"`{shown}`" if shown else "the held-out rows"
@@ -53,6 +56,35 @@ def selection_leaks(rec: Record) -> list[Leak]:
                         evidence={"choice": step_text(site), "evaluation": step_text(ev_site),
                                   "also": [step_text(s) for s, _ in group[1:]]}))
     return out
+
+
+def _stopped_on_scored_fold(rec: Record, obj, v, site) -> Leak | None:
+    """Early stopping (or a best-iteration pick) on a cross-validation loop's held-out fold that the same model then
+    scores: each fold's score is read on the rows that chose when training stopped, so the cross-validated score
+    is optimistic (a fold of its own for stopping, or a fixed number of rounds, keeps it honest)."""
+    for data in data_leaves(v):
+        if not all(_ends_in_held_fold(rec, tok) for tok in data.rows):
+            continue
+        ev = next((ev for ev in rec.evals if ev.scored and ev.obj is obj and ev.fit is not None and
+                   ev.fit.site is site and covered(ev.data.rows, data.rows) and covered(data.rows, ev.data.rows)),
+                  None)
+        if ev is None:
+            continue
+        name = f"`{data.name}`" if data.name else "the held-out fold"
+        return Leak("selection", site,
+                    f"The held-out fold {name} is passed as an early-stopping `eval_set`/`validation_data` in "
+                    f"{site.where()} and then scored by {code(ev.site)} in {ev.site.where()}: each fold is scored on "
+                    f"the rows that chose when training stopped, so the cross-validated score is optimistic.",
+                    evidence={"fit": step_text(site), "evaluation": step_text(ev.site), "variable": data.name,
+                              "cross_validation": True},
+                    severity="warning")
+    return None
+
+
+def _ends_in_held_fold(rec: Record, tok: tuple) -> bool:
+    steps = [(rec.selections.get(key), part) for key, part in tok[1:]]
+    steps = [(sel, part) for sel, part in steps if sel is not None and sel.kind != "resample"]
+    return bool(steps) and steps[-1][0].kind == "folds" and steps[-1][1] == "test"
 
 
 def _on_final_test(rec: Record, ev) -> bool:

@@ -1,0 +1,48 @@
+"""Early stopping inside a cross-validation loop on the fold that is then scored: each fold's score is read on the
+rows that chose when training stopped (LEAK004, a warning). A fold of its own for stopping, a fixed number of
+rounds, or the fold only watched without stopping chooses nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+LOOP = """import numpy as np
+import pandas as pd
+import lightgbm as lgb
+from sklearn.model_selection import KFold, train_test_split
+from sklearn.metrics import mean_squared_error
+df = pd.read_csv('load.csv')
+X, y = df.drop(columns='mw'), df['mw']
+scores = []
+for tr, va in KFold(5, shuffle=True, random_state=0).split(X):
+    X_tr, X_va, y_tr, y_va = X.iloc[tr], X.iloc[va], y.iloc[tr], y.iloc[va]
+{body}
+    scores.append(mean_squared_error(y_va, m.predict(X_va)))
+print(np.mean(scores))"""
+
+STOPPED = """    m = lgb.LGBMRegressor(n_estimators=2000)
+    m.fit(X_tr, y_tr, eval_set=[(X_va, y_va)], callbacks=[lgb.early_stopping(50)])"""
+
+
+def found(body: str) -> list:
+    return [f for f in analyze_sources([LOOP.format(body=body)]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_early_stopping_on_the_scored_fold_is_a_selection_warning() -> None:
+    [f] = found(STOPPED)
+    assert f.rule_id == "LEAK004" and f.severity.value == "warning"
+    assert "`X_va`" in f.message and "m.predict(X_va)" in f.message and f.evidence["cross_validation"]
+
+
+@pytest.mark.parametrize("body", [
+    STOPPED.replace("callbacks=[lgb.early_stopping(50)]", "callbacks=[lgb.log_evaluation(100)]"),  # watched only
+    "    m = lgb.LGBMRegressor(n_estimators=300)\n    m.fit(X_tr, y_tr)",  # a fixed number of rounds
+    # stopping on a part carved from the training fold, the held-out fold scored untouched
+    "    X_fit, X_stop, y_fit, y_stop = train_test_split(X_tr, y_tr, test_size=0.1, random_state=0)\n"
+    "    m = lgb.LGBMRegressor(n_estimators=2000)\n"
+    "    m.fit(X_fit, y_fit, eval_set=[(X_stop, y_stop)], callbacks=[lgb.early_stopping(50)])",
+])
+def test_stopping_that_does_not_read_the_scored_fold_chooses_nothing(body: str) -> None:
+    assert found(body) == []
