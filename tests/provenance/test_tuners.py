@@ -99,3 +99,23 @@ def test_the_best_keras_tuner_network_is_a_model_and_a_test_file_scored_after_it
     assert "LEAK004" not in found
     on_train = code.replace("model.evaluate(held.drop(columns='label'), held['label'])", "model.evaluate(Xtr, ytr)")
     assert "LEAK007" in {f.rule_id for f in analyze_sources([PRELUDE, on_train]).findings}
+
+
+BOUND = """import functools
+import optuna
+def objective(X_a, y_a, X_b, y_b, trial):
+    m = RandomForestClassifier(max_depth=trial.suggest_int('d', 2, 16)).fit(X_a, y_a)
+    return accuracy_score(y_b, m.predict(X_b))
+study = optuna.create_study(direction='maximize')
+study.optimize({objective}, n_trials=40)"""
+
+
+@pytest.mark.parametrize("bound", ["functools.partial(objective, Xfit, yfit, {rows}, {truth})",
+                                   "lambda t: objective(Xfit, yfit, {rows}, {truth}, t)"])
+def test_an_objective_bound_to_its_data_by_partial_or_lambda_is_run_per_trial(bound: str) -> None:
+    def picks(rows: str, truth: str) -> bool:
+        code = BOUND.format(objective=bound.format(rows=rows, truth=truth))
+        return "LEAK004" in {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
+
+    assert picks("Xte", "yte")
+    assert not picks("Xval", "yval")

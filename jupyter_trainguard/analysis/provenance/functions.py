@@ -151,27 +151,41 @@ class Functions:
         if got is not UNKNOWN:
             consts[param] = got
 
-    def tuned_objective(self, e: ast.Call) -> Val | None:
+    def tuned_objective(self, e: ast.Call) -> tuple[Val, list] | None:
         """The notebook function a hyperparameter tuner calls once per trial (`study.optimize(objective)`,
-        `fmin(objective, space)`, `gp_minimize(f, dims)`, `BayesianOptimization(f=...)`)."""
+        `fmin(objective, space)`, `gp_minimize(f, dims)`, `BayesianOptimization(f=...)`), and the arguments it gets:
+        a node the objective was bound to (`functools.partial(f, X_tr, y_tr)`, `lambda t: f(t, X_tr, y_tr)`) or
+        None for what the tuner passes (the trial, the settings)."""
         f = e.func
         leaf = call_leaf(e)
         if leaf not in TUNERS or self.parsed.qualname(f).startswith(("keras_tuner", "kerastuner")):
             return None  # (keras-tuner's classes build models per trial; their `search` is what chooses)
         node = e.args[0] if e.args else next((k.value for k in e.keywords if k.arg in ("f", "fn", "func")), None)
+        given: list = []
+        if isinstance(node, ast.Call) and self.parsed.qualname(node.func) == "functools.partial" and node.args:
+            node, given = node.args[0], list(node.args[1:])
+        elif isinstance(node, ast.Lambda) and isinstance(node.body, ast.Call):
+            params = {a.arg for a in node.args.args}
+            given = [None if isinstance(a, ast.Name) and a.id in params else a for a in node.body.args]
+            node = node.body.func
+            fval = self.env.get(node.id) if isinstance(node, ast.Name) else None
+            return (fval, given) if fval is not None and fval.kind == "func" and fval.func is not None else None
         fval = self.env.get(node.id) if isinstance(node, ast.Name) else None
-        return fval if fval is not None and fval.kind == "func" and fval.func is not None else None
+        if fval is None or fval.kind != "func" or fval.func is None:
+            return None
+        n = len(fval.func.args.posonlyargs + fval.func.args.args)
+        return fval, given + [None] * max(n - len(given), 0)
 
-    def run_objective(self, fval: Val, e: ast.Call) -> None:
+    def run_objective(self, objective: tuple[Val, list], e: ast.Call) -> None:
         """The tuner runs the objective with new settings per trial and keeps the best: one pass of a loop over
         settings, whose returned score is what the choice reads."""
-        fn = fval.func
-        params = fn.args.posonlyargs + fn.args.args
-        call = self.synthetic_call(e, e.func, [ast.Name(id="<trial>", ctx=ast.Load()) for _ in params], [])
-        trial = [Val("data", hyper=True, site=self.site(e)) for _ in params]
+        fval, given = objective
+        nodes = [ast.Name(id="<trial>", ctx=ast.Load()) if g is None else g for g in given]
+        call = self.synthetic_call(e, e.func, nodes, [])
+        args = [Val("data", hyper=True, site=self.site(e)) if g is None else self.expr(g) for g in given]
         self.loops.append((id(e), "settings", 2))
         try:
-            out = self.inline(fval, call, trial, {})
+            out = self.inline(fval, call, args, {})
         finally:
             self.loops.pop()
         self.note_choice([out], e)
