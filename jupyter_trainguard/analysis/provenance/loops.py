@@ -44,12 +44,19 @@ class Loops:
                                len(passes)))
             stamp = self.pass_stamp
             keys = self.dict_keys(it_node, target, len(passes))
+            words = _literal_words(it_node, target, len(passes))
             for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
                 self.pass_stamp = stamp + ((id(s), i),)
                 self.assign(target, p, it_node)
                 if keys:  # `for name, frame in parts.items()`: the name is that pass's key
                     self.consts[target.elts[0].id] = keys[i]
+                if words:  # `for phase in ['train', 'val']`: the name is that pass's word, and tests on it known
+                    self.consts[target.id] = words[i]
+                    self.pass_words.add(target.id)
                 self.block(s.body)
+            if words:
+                self.pass_words.discard(target.id)
+                self.consts.pop(target.id, None)
             self.pass_stamp = stamp
             self.loops.pop()
         else:
@@ -112,3 +119,12 @@ class Loops:
             return leaf in ("range", "arange", "linspace", "logspace", "ParameterGrid", "ParameterSampler",
                             "product", "geomspace")
         return it is not None and it.hyper
+
+
+def _literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str] | None:
+    """The strings of a loop over a literal list of words (`for phase in ['train', 'val']`), one per pass."""
+    if not isinstance(target, ast.Name) or not isinstance(it_node, (ast.List, ast.Tuple)) or \
+            len(it_node.elts) != passes:
+        return None
+    words = [e.value for e in it_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return words if len(words) == passes else None

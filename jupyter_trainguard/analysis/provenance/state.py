@@ -64,6 +64,7 @@ class State:
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
+        self.pass_words: set[str] = set()  # loop variables bound to one word per pass (`for phase in [...]`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
         self.deferred: dict[int, tuple] = {}  # id of `delayed(f)(x)` -> (that node, the call `f(x)` it runs)
@@ -152,6 +153,9 @@ class State:
         gives a literal True/False (a global flag runs both branches: the author switches it)."""
         neg = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         flag = test.operand if neg else test
+        word = self.word_test(flag)
+        if word is not None:
+            return word is not neg
         if isinstance(flag, ast.Name) and flag.id in self.flags and isinstance(self.consts.get(flag.id), bool):
             return self.consts[flag.id] is not neg
         bound = self.bound_nodes.get(flag.id) if isinstance(flag, ast.Name) else None
@@ -170,6 +174,25 @@ class State:
         else:
             return None
         return is_none if isinstance(test.ops[0], ast.Is) else not is_none
+
+    def word_test(self, test: ast.expr) -> bool | None:
+        """`phase == 'train'` / `phase != 'val'` / `phase in ('val', 'test')` for a loop variable bound to one
+        word per pass of a loop over a literal list of words; else None."""
+        if isinstance(test, ast.BoolOp):
+            parts = [self.word_test(v) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return False if False in parts else (True if all(p is True for p in parts) else None)
+            return True if True in parts else (False if all(p is False for p in parts) else None)
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and test.left.id in self.pass_words):
+            return None
+        word, op, other = self.consts.get(test.left.id), test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(other, ast.Constant):
+            return (word == other.value) is isinstance(op, ast.Eq)
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(other, (ast.List, ast.Tuple, ast.Set)) and \
+                all(isinstance(x, ast.Constant) for x in other.elts):
+            return (word in [x.value for x in other.elts]) is isinstance(op, ast.In)
+        return None
 
     def varying(self, key: object, node: ast.AST | None) -> tuple:
         """The loops over settings whose passes select other rows here: a selection drawn anew on each pass (a

@@ -48,6 +48,9 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
         if not ev.scored and dup is None and covered(trained, scored) and held_scores.get(id(ev.obj), False):
             continue  # unscored predictions over all the rows (a fitted line to plot) of a model scored on held-out
             # rows elsewhere: that score is its evaluation
+        if same and dup is None and ev.method == TRAIN_FORWARD and held_scores.get(id(ev.obj), False):
+            continue  # a running training accuracy logged beside the model's held-out score: a training log, as
+            # Keras prints one (alone, it is the only score the notebook gives)
         if same and dup is None and (not ev.scored or id(ev) in monitored):
             continue  # predictions on the training rows that no metric reads (stacking, residual plots), or the
             # training rows watched beside the validation rows (`eval_set=[(X_tr, y_tr), (X_va, y_va)]`)

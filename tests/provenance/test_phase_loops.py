@@ -1,0 +1,62 @@
+"""A loop over literal words (`for phase in ['train', 'val']`) runs once per word with the word known: the loader
+picked by `loaders[phase]`, and the branches `if phase == 'train':` taken or not, follow it. The pass that steps
+the optimizer trains; the other predicts, and keeping the best weights by its accuracy chooses by those rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+LOOP = """import copy
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, random_split
+from torchvision import datasets, transforms
+tf = transforms.ToTensor()
+train_ds = datasets.FashionMNIST('data', train=True, download=True, transform=tf)
+test_ds = datasets.FashionMNIST('data', train=False, download=True, transform=tf)
+fit_ds, hold_ds = random_split(train_ds, [50000, 10000])
+loaders = {{'fit': DataLoader(fit_ds, batch_size=64, shuffle=True), 'check': DataLoader({checked}, batch_size=64)}}
+def run(net, opt, loss_fn, epochs=5):
+    best, best_state = 0.0, copy.deepcopy(net.state_dict())
+    for epoch in range(epochs):
+        for stage in ['fit', 'check']:
+            net.train() if stage == 'fit' else net.eval()
+            hits, seen = 0, 0
+            for xb, yb in loaders[stage]:
+                opt.zero_grad()
+                with torch.set_grad_enabled(stage == 'fit'):
+                    out = net(xb)
+                    loss = loss_fn(out, yb)
+                    if stage == 'fit':
+                        loss.backward()
+                        opt.step()
+                hits += (out.argmax(1) == yb).sum().item()
+                seen += len(yb)
+            acc = hits / seen
+            print(stage, acc)
+            if stage == 'check' and acc > best:
+                best, best_state = acc, copy.deepcopy(net.state_dict())
+    net.load_state_dict(best_state)
+    return net
+net = nn.Sequential(nn.Flatten(), nn.Linear(784, 10))
+net = run(net, torch.optim.SGD(net.parameters(), lr=0.1), nn.CrossEntropyLoss())"""
+FINAL = """hits = 0
+with torch.no_grad():
+    for xb, yb in DataLoader(test_ds, batch_size=256):
+        hits += (net(xb).argmax(1) == yb).sum().item()
+print(hits / len(test_ds))"""
+
+
+def leaks(*cells: str) -> list[str]:
+    return sorted(f.rule_id for f in analyze_sources(list(cells)).findings if f.rule_id.startswith("LEAK"))
+
+
+def test_the_best_epoch_kept_by_the_test_set_accuracy_is_a_selection() -> None:
+    assert leaks(LOOP.format(checked="test_ds")) == ["LEAK004"]
+
+
+@pytest.mark.parametrize("cells", [[LOOP.format(checked="hold_ds"), FINAL], [LOOP.format(checked="hold_ds")]])
+def test_the_best_epoch_kept_by_a_validation_part_carved_from_training_rows_is_clean(cells: list) -> None:
+    assert leaks(*cells) == []
