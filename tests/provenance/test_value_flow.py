@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (the bad/good pairs read best one statement per line)
 """Values the interpreter must not lose (or invent) on their way from a fit to a score: a helper's branch on a
 parameter left None, rows appended to a frame as a repeated list, lists built empty and filled later, predictions gathered with `+=` or written into a frame's column, estimators of libraries outside
-the API table, data of unknown layout indexed by a split's name, and numbers that only name or shift columns.
+the API table, data of unknown layout indexed by a split's name, numbers that only name or shift columns, and a global frame changed in place by a helper.
 
 Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
 
@@ -188,6 +188,11 @@ PAIRS = [
      INPLACE.format(kept="['a', 'fare']"), INPLACE.format(kept="['a', 'b']")),
     ("a-band-written-by-a-mask-of-learned-bins", "LEAK001",
      BANDS.format(source="df['a']"), BANDS.format(source="tr['a']")),
+    ("a-global-frame-filled-in-place-by-a-helper", "LEAK001",
+     "def impute(col):\n    df[col] = df[col].fillna(df[col].mode()[0])\n# %%\nfor c in ['a', 'b']:\n    impute(c)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'])\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "def impute(col):\n    frame = df.copy()\n    frame[col] = frame[col].fillna(frame[col].mode()[0])\n# %%\nfor c in ['a', 'b']:\n    impute(c)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['label'])\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))"),
     ("windows-appended-to-lists-in-a-dict-per-key", "LEAK001",
      PER_KEY.format(fit_test="sc.fit_transform(p[len(p) // 2:])"),
      PER_KEY.format(fit_test="sc.transform(p[len(p) // 2:])")),

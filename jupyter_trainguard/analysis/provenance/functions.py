@@ -91,6 +91,13 @@ class Functions:
         for n in globs:
             if n in inner:
                 self.env[n] = inner[n]
+        stored = _stored_in(fn)
+        for n in mutated - stored - set(params) - set(globs):  # a global object changed in place (`df[c] = ...`)
+            if n in inner and self.env.get(n) is not None and self.env[n] is not inner[n]:
+                before = self.env[n]
+                self.env[n] = inner[n]
+                self.mutated.add(n)
+                self.update_aliases(before, inner[n])
         for p, caller in callers.items():
             if p in mutated and p in inner:
                 before = self.env.get(caller)
@@ -217,6 +224,21 @@ def _globals_of(fn: ast.FunctionDef) -> frozenset:
         if len(_GLOBALS) > 4096:
             _GLOBALS.clear()
         hit = _GLOBALS[id(fn)] = (fn, names)
+    return hit[1]
+
+
+_STORED: dict[int, tuple[ast.AST, frozenset]] = {}
+
+
+def _stored_in(fn: ast.FunctionDef) -> frozenset:
+    """Names a function binds (its locals, besides its parameters); memoised per function node."""
+    hit = _STORED.get(id(fn))
+    if hit is None or hit[0] is not fn:
+        names = frozenset(n.id for st in fn.body for n in ast.walk(st) if isinstance(n, ast.Name) and
+                          isinstance(n.ctx, ast.Store))
+        if len(_STORED) > 4096:
+            _STORED.clear()
+        hit = _STORED[id(fn)] = (fn, names)
     return hit[1]
 
 
