@@ -122,9 +122,10 @@ def test_run_panel_html_and_widgets_escape_hostile_names(shell):
 
 CELLS = [
     "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\n"
-    "from sklearn.model_selection import train_test_split",
+    "from sklearn.model_selection import train_test_split\nfrom sklearn.linear_model import LogisticRegression",
     f"# {SCRIPT} {MD_LINK} | ```\ndf = pd.read_csv({IMG!r})\nX = StandardScaler().fit_transform(df[[{SVG!r}]])\n"
-    f"X_train, X_test = train_test_split(X)\nnote = '''\n```\n{SCRIPT}\n'''",
+    f"X_train, X_test, y_train, y_test = train_test_split(X, df['y'])\nnote = '''\n```\n{SCRIPT}\n'''\n"
+    "LogisticRegression().fit(X_train, y_train).score(X_test, y_test)",
 ]
 
 
