@@ -15,6 +15,8 @@ CATEGORIES: dict[str, str] = {
     "leakage.preprocessing": "A transform fitted on data that later reaches validation or test.",
     "leakage.overlap": "The same rows can end up in training and evaluation data.",
     "leakage.multi-test": "The test set influences model selection or is scored repeatedly.",
+    "leakage.validation": "Cross-validation folds carry statistics or copies of their own rows (the test part is "
+                          "untouched, the score used to choose is optimistic).",
     "leakage.target": "Features carry the label or information unavailable at prediction time.",
     "leakage.temporal": "Time-ordered data split or validated so the model sees the future.",
     "reproducibility.seeding": "Random number generators or random_state left unseeded.",

@@ -25,6 +25,7 @@ CATEGORY_PART: dict[str, str] = {
     "leakage.preprocessing": "split",
     "leakage.overlap": "split",
     "leakage.multi-test": "split",
+    "leakage.validation": "split",
     "leakage.target": "split",
     "evaluation": "split",
     "leakage.temporal": "temporal",
@@ -40,8 +41,9 @@ PREFIX_PART: dict[str, str] = {"DATA005": "temporal", "TIME": "temporal", "RNG":
 # provenance, then hygiene.
 PRIORITY: list[str] = [
     "leakage.target", "leakage.preprocessing", "leakage.overlap", "leakage.temporal", "leakage.multi-test",
-    "evaluation", "training", "reproducibility.seeding", "reproducibility.determinism", "reproducibility.order",
-    "checkpointing", "tracking", "reproducibility.environment", "config", "memory", "pipeline", "notebook",
+    "leakage.validation", "evaluation", "training", "reproducibility.seeding", "reproducibility.determinism",
+    "reproducibility.order", "checkpointing", "tracking", "reproducibility.environment", "config", "memory",
+    "pipeline", "notebook",
 ]
 
 

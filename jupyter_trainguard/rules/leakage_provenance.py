@@ -1,4 +1,4 @@
-"""LEAK001-LEAK005, LEAK007: preprocessing, overlap and multi-test leakage proven by row provenance
+"""LEAK001-LEAK005, LEAK007, LEAK008: preprocessing, overlap and multi-test leakage proven by row provenance
 (`analysis.provenance`): every finding names the rows' path (fit, split, evaluation) with cell and line."""
 
 from __future__ import annotations
@@ -145,3 +145,20 @@ def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
     configurations (a model rebuilt in a loop over settings counts as several) on the same rows give a finding;
     one model scored twice, or a blend of models scored once, does not."""
     yield from _hits(multitest_leaks(_record(ctx)), ("multi-test",))
+
+
+@rule(
+    id="LEAK008", name="fitted-before-cross-validation", category="leakage.validation", severity="warning",
+    rationale="A transform or oversampler fitted on the whole training split before cross-validating on it "
+              "gives each held-out fold its own rows' statistics or copies.",
+    impact="The cross-validated score that picks settings or models is optimistic; the test part the split kept "
+           "aside is not affected.",
+    fix="Put the transform or sampler in a Pipeline (imblearn's for samplers) with the model and cross-validate "
+        "the pipeline, so each fold fits it on its own training rows.",
+    bad="X_tr = StandardScaler().fit_transform(X_tr)\nGridSearchCV(SVC(), grid, cv=5).fit(X_tr, y_tr)",
+    good="GridSearchCV(make_pipeline(StandardScaler(), SVC()), {'svc__C': [1, 10]}, cv=5).fit(X_tr, y_tr)",
+)
+def fitted_before_cross_validation(ctx: NotebookContext) -> Iterator[Hit]:
+    """Row provenance: a cross-validation (or search) over rows that all lie on the training side of a split,
+    whose held-out folds carry statistics learned from them, or copies made from them, before the folds were cut."""
+    yield from _hits(preprocessing_leaks(_record(ctx), pending=False) + _overlaps(ctx), ("validation",))

@@ -116,8 +116,8 @@ def test_time_series_notebook_temporal_part(temporal_nb):
 
 def test_priority_order_is_complete_and_leakage_first():
     assert set(PRIORITY) == set(CATEGORIES)
-    assert PRIORITY[:6] == ["leakage.target", "leakage.preprocessing", "leakage.overlap", "leakage.temporal",
-                            "leakage.multi-test", "evaluation"]
+    assert PRIORITY[:7] == ["leakage.target", "leakage.preprocessing", "leakage.overlap", "leakage.temporal",
+                            "leakage.multi-test", "leakage.validation", "evaluation"]
     assert PRIORITY.index("reproducibility.seeding") < PRIORITY.index("checkpointing") \
         < PRIORITY.index("tracking") < PRIORITY.index("reproducibility.environment")
 

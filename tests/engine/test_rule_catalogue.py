@@ -25,7 +25,7 @@ def test_every_rule_is_documented_with_stable_id():
             assert r.bad and r.good, f"{r.id} needs a bad and a good example"
     leakage = {r.category for r in rules if r.category.startswith("leakage.")}
     assert leakage == {"leakage.preprocessing", "leakage.overlap", "leakage.multi-test", "leakage.target",
-                       "leakage.temporal"}
+                       "leakage.temporal", "leakage.validation"}
 
 
 def test_docs_rules_md_is_generated_from_the_registry():

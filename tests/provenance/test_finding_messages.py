@@ -35,12 +35,19 @@ print(max(best, 0.5))"""
 
 
 def test_a_transform_fitted_before_cross_validation_names_the_folds() -> None:
-    code = "Xs = StandardScaler().fit_transform(Xtr)\nprint(cross_val_score(LogisticRegression(), Xs, ytr, cv=5))"
-    [f] = leaks(code)
+    """Fitted on all the labelled rows, the cross-validation is the evaluation its statistics inflate (LEAK001);
+    fitted on the training split, only the cross-validated score that chooses is optimistic, the split's test
+    part is untouched (LEAK008, a warning)."""
+    code = "Xs = StandardScaler().fit_transform({rows})\nprint(cross_val_score(LogisticRegression(), Xs, {y}, cv=5))"
+    [f] = leaks(code.format(rows="X", y="y"))
     assert f.rule_id == "LEAK001"
     assert "(cross-validation)" in f.message and "each held-out fold is scored with statistics learned from its " \
         "own rows" in f.message
     assert "held-out information reaches the features" in f.message
+    [f] = leaks(code.format(rows="Xtr", y="ytr"))
+    assert f.rule_id == "LEAK008" and f.severity.value == "warning" and f.category == "leakage.validation"
+    assert "whole training split" in f.message and "test part stays untouched" in f.message
+    assert f.evidence["split"]["cell"] == 1 and f.evidence["evaluation"]["cell"] == 2
 
 
 def test_a_frame_joined_with_columns_of_its_own_parts_names_no_split() -> None:

@@ -78,8 +78,10 @@ def test_a_sampler_pipeline_holding_smote_is_an_oversampler() -> None:
     """imblearn's `Pipeline([('over', SMOTE()), ('under', RandomUnderSampler())]).fit_resample(X, y)` resamples as
     its SMOTE step does; a pipeline of undersamplers only makes no rows."""
     code = ("from imblearn.pipeline import Pipeline\nfrom imblearn.under_sampling import RandomUnderSampler\n"
-            "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
             "steps = Pipeline([('over', {over}), ('under', RandomUnderSampler(random_state=0))])\n"
-            "Xr, yr = steps.fit_resample(Xtr, ytr)\nprint(cross_val_score(LogisticRegression(), Xr, yr, cv=5))")
-    assert {"LEAK001", "LEAK002"} <= rules(code.format(over="SMOTE(random_state=0)"))
-    assert not rules(code.format(over="RandomUnderSampler(sampling_strategy=0.5)"))
+            "Xr, yr = steps.fit_resample({rows})\nprint(cross_val_score(LogisticRegression(), Xr, yr, cv=5))")
+    assert {"LEAK001", "LEAK002"} <= rules(code.format(over="SMOTE(random_state=0)", rows="X, y"))
+    assert not rules(code.format(over="RandomUnderSampler(sampling_strategy=0.5)", rows="X, y"))
+    # on the training split of a split, only the cross-validated score is optimistic: the test part is untouched
+    split = "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+    assert rules(split + code.format(over="SMOTE(random_state=0)", rows="Xtr, ytr")) == {"LEAK008"}

@@ -91,8 +91,8 @@ class Functions:
         for n in globs:
             if n in inner:
                 self.env[n] = inner[n]
-        stored = _stored_in(fn)
-        for n in mutated - stored - set(params) - set(globs):  # a global object changed in place (`df[c] = ...`)
+        # a global object changed in place (`df[c] = ...`), not rebound: the change stays after the call
+        for n in mutated - set(params) - set(globs) - (_stored_in(fn) if mutated else frozenset()):
             if n in inner and self.env.get(n) is not None and self.env[n] is not inner[n]:
                 before = self.env[n]
                 self.env[n] = inner[n]
@@ -227,19 +227,10 @@ def _globals_of(fn: ast.FunctionDef) -> frozenset:
     return hit[1]
 
 
-_STORED: dict[int, tuple[ast.AST, frozenset]] = {}
-
-
 def _stored_in(fn: ast.FunctionDef) -> frozenset:
-    """Names a function binds (its locals, besides its parameters); memoised per function node."""
-    hit = _STORED.get(id(fn))
-    if hit is None or hit[0] is not fn:
-        names = frozenset(n.id for st in fn.body for n in ast.walk(st) if isinstance(n, ast.Name) and
-                          isinstance(n.ctx, ast.Store))
-        if len(_STORED) > 4096:
-            _STORED.clear()
-        hit = _STORED[id(fn)] = (fn, names)
-    return hit[1]
+    """Names a function binds (its locals, besides its parameters)."""
+    return frozenset(n.id for st in fn.body for n in ast.walk(st) if isinstance(n, ast.Name) and
+                     isinstance(n.ctx, ast.Store))
 
 
 def _returns_from(fn: ast.FunctionDef, param: str) -> bool:

@@ -7,6 +7,7 @@ from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable
 from ..state import Record
 from ..values import TRAIN_FORWARD, Eval, Site
 from .common import Leak, code, eval_set_evals, path_text, selection_site, sliced_bounds_count, step_text
+from .preprocessing import within_training_split
 
 MODELS = ("model",)
 
@@ -63,6 +64,11 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
     if pending:
         out += _pending_resampling(rec, seen)
     return out
+
+
+def _before(tok: tuple, step: tuple) -> tuple:
+    """The token up to (not including) a step: the rows a resampling was applied to."""
+    return tok[:tok.index(step)] if step in tok else tok
 
 
 def _carried_fold(ev: Eval) -> object | None:
@@ -137,6 +143,12 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
         split = _split_after(rec, pair, dup)
         evidence["split"] = step_text(split)
         trail = path_text([("", rs), ("split", split), ("", fit.site if fit is not None else None), ("", ev.site)])
+        if ev.cv and within_training_split(rec, frozenset(_before(tok, dup) for tok in ev.data.rows)):
+            return Leak("validation", rs or ev.site,
+                        f"{code(rs)} in {rs.where() if rs else 'an earlier cell'} makes copies of rows of the training "
+                        f"split, then {code(ev.site)} in {ev.site.where()} cross-validates on them: copies of each "
+                        f"fold's training rows land in its held-out fold, so the cross-validated score is optimistic "
+                        f"(the test part stays untouched) ({trail}).", evidence=evidence, severity="warning")
         if ev.cv:
             return Leak("resampled", rs or ev.site,
                         f"{code(rs)} in {rs.where() if rs else 'an earlier cell'} makes copies of rows, then "

@@ -96,6 +96,9 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
             if ev.method in MONITORED:
                 what = f"the `{ev.method}` of {code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
+            if ev.cv and within_training_split(rec, f.rows):
+                out.append(_validation_leak(rec, f, ev))
+                continue
             if ev.cv:
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the very rows that "
                        f"{code(ev.site)} (cross-validation) in {ev.site.where()} splits into folds: each held-out fold "
@@ -121,6 +124,34 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
     if pending:
         out += pending_leaks(rec, seen)
     return out
+
+
+def within_training_split(rec: Record, rows: frozenset) -> bool:
+    """Rows that all lie on the training side of a split (`X_train` of `train_test_split`): the split's held-out
+    part is outside them, so what is learned from them never reaches that part."""
+    return bool(rows) and all(any(part == "train" and getattr(rec.selections.get(key), "kind", None) == "split"
+                                  for key, part in tok[1:]) for tok in rows)
+
+
+def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
+    """A transform fitted on the whole training split, then cross-validated (or searched) on it: each held-out
+    fold carries statistics of its own rows, so the cross-validated score that chooses is optimistic; the test
+    part the split kept aside never saw them."""
+    tok = min(f.rows, key=repr)
+    key = next(key for key, part in tok[1:] if part == "train" and rec.selections[key].kind == "split")
+    split = selection_site(rec.selections[key])
+    trail = path_text([("split", split), ("", f.site), ("", ev.site)])
+    return Leak(
+        "validation", f.site,
+        f"{code(f.site)} learns its statistics in {f.site.where()} from the whole training split that "
+        f"{code(ev.site)} in {ev.site.where()} then cross-validates: each held-out fold is scored with statistics "
+        f"learned from its own rows, so the cross-validated score is optimistic (the test part stays untouched) "
+        f"({trail}).",
+        evidence={"fit": step_text(f.site), "evaluation": step_text(ev.site), "split": step_text(split),
+                  "transformer": f.cls.rsplit(".", 1)[-1], "fitted_on": f.data_name, "kind": f.kind,
+                  "cross_validation": True, "fit_cell": step_text(f.site).get("cell"),
+                  "eval_cell": step_text(ev.site).get("cell")},
+        severity="warning")
 
 
 def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
