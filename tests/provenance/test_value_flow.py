@@ -175,6 +175,18 @@ PAIRS = [
      "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(ytr, m.predict(Xtr)))\nplotPredictions(ytr, m.predict(Xtr))",
      "from project.evaluation import calculate_metrics, plotPredictions\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
      "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(yte, m.predict(Xte)))\nplotPredictions(ytr, m.predict(Xtr))"),
+    ("a-model-given-to-a-scoring-helper-from-another-module", "LEAK007",
+     "import project.report as rp\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
+     "m = LogisticRegression().fit(Xtr, ytr)\nrp.print_metrics(m, Xtr, ytr)",
+     "import project.report as rp\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
+     "m = LogisticRegression().fit(Xtr, ytr)\nrp.print_metrics(m, Xte, yte)"),
+    ("values-of-a-table-from-a-project-loader", "LEAK001",
+     "import project.data as pdata\nraw = pdata.get_song_table()\nX, y = raw.values[:, :5], raw['hit']\n"
+     "X = (X - X.mean(axis=0)) / X.std(axis=0)\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "import project.data as pdata\nraw = pdata.get_song_table()\nX, y = raw.values[:, :5], raw['hit']\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nmu, sd = Xtr.mean(axis=0), Xtr.std(axis=0)\n"
+     "print(LogisticRegression().fit((Xtr - mu) / sd, ytr).score((Xte - mu) / sd, yte))"),
     ("rows-mapped-one-by-one-by-a-comprehension", "LEAK007",
      EMBEDDED + "print(accuracy_score(ytr, clf.predict(Etr)))",
      EMBEDDED + "print(accuracy_score(yte, clf.predict(Ete)))\nkept = [embed(t) for t in Xte if len(t) > 3]"),

@@ -10,7 +10,7 @@ from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
 from .columns import strings
-from .rows import DUP, Selection, overlap
+from .rows import DUP, Selection, repeats_rows
 from .state import UNKNOWN
 from .training import stops_early
 from .values import Obj, Val, graph_layers
@@ -113,6 +113,8 @@ class Calls:
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
+        if data and scores_by_name(leaf) and self.scored_by_helper(args, e):
+            return Val("score", site=self.site(e))
         if data and (scores_by_name(leaf) or leaf in COMPARING and root in ("numpy", "torch", "scipy")):
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
@@ -251,7 +253,7 @@ class Calls:
             first = next((p for p in parts if p is not None and p.is_data), None)
             if out is not None and first is not None and _axis(e) == 0:
                 out.fcols, out.flabel = first.fcols, first.flabel
-            if effect == "concat" and out is not None and _axis(e) == 0 and self.repeats_rows(list(parts)):
+            if effect == "concat" and out is not None and _axis(e) == 0 and repeats_rows(list(parts)):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
             return out
         if effect == "stateless" and q == "pandas.cut" and learned_bins(e):
@@ -380,20 +382,3 @@ class Calls:
         parts = tuple(self.select(src, key, p, "split", e) for p in names)
         self.rec.held_out_parts.extend(parts[1:])
         return Val("seq", items=parts, site=self.site(e))
-
-    def repeats_rows(self, parts: list) -> bool:
-        """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows. Parts
-        taken by different literal keys (`s['2016']` and `s['2017']`: other index labels, or other columns) hold
-        other values: stacking them copies nothing."""
-        data = [p for p in parts if p is not None and p.is_data and p.rows]
-        for i, a in enumerate(data):
-            for b in data[i + 1:]:
-                if overlap(a.rows, b.rows) is not None and not _other_keys(a, b):
-                    return True
-        return False
-
-
-def _other_keys(a: Val, b: Val) -> bool:
-    keys = [v.site.node.slice.value if v.site is not None and isinstance(v.site.node, ast.Subscript) and
-            isinstance(v.site.node.slice, ast.Constant) else None for v in (a, b)]
-    return None not in keys and keys[0] != keys[1]

@@ -138,6 +138,8 @@ class Expressions:
 
     def attribute(self, e: ast.Attribute) -> Val | None:
         base = self.expr(e.value)
+        if base is None and e.attr == "values":
+            base = self.data_by_use(e.value)  # `df.values` of a name the analysis cannot follow: a table's rows
         if base is None:
             return None
         if base.kind == "obj":

@@ -12,7 +12,7 @@ from .astutil import const, kw, names_time, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
-from .rows import DUP
+from .rows import DUP, repeats_rows
 from .training import stops_early
 from .values import Obj, Val
 
@@ -301,7 +301,7 @@ class Methods:
         if attr == "append" and args and args[0] is not None:
             parts = [recv] + list(args[0].items or () if args[0].kind == "seq" else args[:1])
             out = self.derive(e, parts)  # `df.append([minority] * 3)`: rows stacked, as `pd.concat` stacks them
-            if out is not None and self.repeats_rows(parts):
+            if out is not None and repeats_rows(parts):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)
             return out
         if attr in ROW_ADD:

@@ -11,6 +11,8 @@ rows are assumed disjoint: the analysis never invents an overlap it cannot prove
 
 from __future__ import annotations
 
+import ast
+
 from ...findings import FACTORY, Record, factory
 
 Token = tuple
@@ -191,3 +193,21 @@ def dup_step(a: Token, b: Token) -> tuple | None:
 def unfilled(rows: frozenset) -> bool:
     """Rows of an empty frame (`pd.DataFrame()`) that no column with rows has been written into yet."""
     return len(rows) == 1 and all(len(tok) == 1 and tok[0][0] == "empty" for tok in rows)
+
+
+def repeats_rows(parts: list) -> bool:
+    """Stacking parts that share rows (data with itself, or with a transformed copy) duplicates rows. Parts
+    taken by different literal keys (`s['2016']` and `s['2017']`: other index labels, or other columns) hold
+    other values: stacking them copies nothing."""
+    data = [p for p in parts if p is not None and p.is_data and p.rows]
+    for i, a in enumerate(data):
+        for b in data[i + 1:]:
+            if overlap(a.rows, b.rows) is not None and not _other_keys(a, b):
+                return True
+    return False
+
+
+def _other_keys(a, b) -> bool:
+    keys = [v.site.node.slice.value if v.site is not None and isinstance(v.site.node, ast.Subscript) and
+            isinstance(v.site.node.slice, ast.Constant) else None for v in (a, b)]
+    return None not in keys and keys[0] != keys[1]
