@@ -187,6 +187,19 @@ PAIRS = [
      "import project.data as pdata\nraw = pdata.get_song_table()\nX, y = raw.values[:, :5], raw['hit']\n"
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nmu, sd = Xtr.mean(axis=0), Xtr.std(axis=0)\n"
      "print(LogisticRegression().fit((Xtr - mu) / sd, ytr).score((Xte - mu) / sd, yte))"),
+    ("windows-yielded-then-stacked-from-a-list-of-lists", "LEAK007",
+     "def windows(frame, n):\n    m = frame[['a', 'b']].values\n    for s, e in zip(range(0, len(m) - n), range(n, len(m))):\n"
+     "        yield m[s:e, :]\nfit_part, hold_part = df.iloc[:800], df.iloc[800:]\n"
+     "W = np.concatenate(list([list(windows(fit_part, 20))])).astype(np.float32)\n"
+     "V = np.concatenate(list([list(windows(hold_part, 20))])).astype(np.float32)\n"
+     "m = Ridge().fit(W.reshape(len(W), -1), fit_part['c'].values[20:])\n"
+     "print(mean_squared_error(fit_part['c'].values[20:], m.predict(W.reshape(len(W), -1))))",
+     "def windows(frame, n):\n    m = frame[['a', 'b']].values\n    for s, e in zip(range(0, len(m) - n), range(n, len(m))):\n"
+     "        yield m[s:e, :]\nfit_part, hold_part = df.iloc[:800], df.iloc[800:]\n"
+     "W = np.concatenate(list([list(windows(fit_part, 20))])).astype(np.float32)\n"
+     "V = np.concatenate(list([list(windows(hold_part, 20))])).astype(np.float32)\n"
+     "m = Ridge().fit(W.reshape(len(W), -1), fit_part['c'].values[20:])\n"
+     "print(mean_squared_error(hold_part['c'].values[20:], m.predict(V.reshape(len(V), -1))))"),
     ("rows-mapped-one-by-one-by-a-comprehension", "LEAK007",
      EMBEDDED + "print(accuracy_score(ytr, clf.predict(Etr)))",
      EMBEDDED + "print(accuracy_score(yte, clf.predict(Ete)))\nkept = [embed(t) for t in Xte if len(t) > 3]"),

@@ -22,6 +22,15 @@ _PRINTS = frozenset({"print", "display", "len", "type", "isinstance", "str", "re
 _BUILTINS = frozenset({"round", "abs", "int", "float", "bool"})
 
 
+def _stacked(seq: Val, depth: int = 0) -> list:
+    """The arrays a list given to `concatenate` holds, lists of lists included (`[list(windows)]`)."""
+    out: list = []
+    for item in seq.items or ():
+        out += _stacked(item, depth + 1) if item is not None and item.kind == "seq" and item.items and depth < 2 \
+            else [item]
+    return out
+
+
 def _axis(e: ast.Call) -> object:
     ax = kw(e, "axis")
     return ax.value if isinstance(ax, ast.Constant) else 0
@@ -247,7 +256,7 @@ class Calls:
                 return self.select(args[0], ("reshape", text(e)), "all", "reshape", e)  # `np.reshape(x, (100, 5))`
             return self.build(e, args, kws)
         if effect in ("concat", "merge"):
-            parts = args[0].items if args and args[0] is not None and args[0].kind == "seq" and args[0].items \
+            parts = _stacked(args[0]) if args and args[0] is not None and args[0].kind == "seq" and args[0].items \
                 else args
             out = self.derive(e, list(parts))
             first = next((p for p in parts if p is not None and p.is_data), None)
