@@ -200,6 +200,11 @@ PAIRS = [
      "V = np.concatenate(list([list(windows(hold_part, 20))])).astype(np.float32)\n"
      "m = Ridge().fit(W.reshape(len(W), -1), fit_part['c'].values[20:])\n"
      "print(mean_squared_error(hold_part['c'].values[20:], m.predict(V.reshape(len(V), -1))))"),
+    ("tables-from-a-project-helper-given-to-a-split", "LEAK007",
+     "from prep import preprocess\nfeats, target = preprocess()\nXtr, Xte, ytr, yte = train_test_split(feats, target)\n"
+     "m = Ridge().fit(Xtr, ytr)\nprint(mean_squared_error(ytr, m.predict(Xtr)))",
+     "from prep import preprocess\nfeats, target = preprocess()\nXtr, Xte, ytr, yte = train_test_split(feats, target)\n"
+     "m = Ridge().fit(Xtr, ytr)\nprint(mean_squared_error(yte, m.predict(Xte)))"),
     ("rows-mapped-one-by-one-by-a-comprehension", "LEAK007",
      EMBEDDED + "print(accuracy_score(ytr, clf.predict(Etr)))",
      EMBEDDED + "print(accuracy_score(yte, clf.predict(Ete)))\nkept = [embed(t) for t in Xte if len(t) > 3]"),

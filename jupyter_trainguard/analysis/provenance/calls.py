@@ -348,6 +348,8 @@ class Calls:
         return out
 
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
+        args = [self.data_by_use(n) if a is None and isinstance(n, ast.Name) else a  # a table the analysis cannot
+                for a, n in zip(args, e.args)] + args[len(e.args):]  # follow (`df, y = helpers.load()`), split
         first = next((a for a in args if a is not None and a.is_data), None)
         self.note_split(e, args[:1], const(kw(e, "shuffle")) is not False, "train_test_split")
         seed = self.constant(kw(e, "random_state"))
