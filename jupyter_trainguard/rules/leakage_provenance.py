@@ -40,6 +40,12 @@ def _in_progress(ctx: NotebookContext) -> bool:
     return ctx.notebook.format == "session"
 
 
+def _preprocessing(ctx: NotebookContext) -> list[Leak]:
+    if "provenance_preprocessing" not in ctx.cache:
+        ctx.cache["provenance_preprocessing"] = preprocessing_leaks(_record(ctx), pending=_in_progress(ctx))
+    return ctx.cache["provenance_preprocessing"]
+
+
 def _overlaps(ctx: NotebookContext) -> list[Leak]:
     if "provenance_overlap" not in ctx.cache:
         ctx.cache["provenance_overlap"] = overlap_leaks(_record(ctx), pending=_in_progress(ctx))
@@ -63,8 +69,7 @@ def preprocessing_leak(ctx: NotebookContext) -> Iterator[Hit]:
     """Follows the rows each fit learned from to every evaluation of a model: fires when the evaluated rows
     (held out from the model's training) carry statistics learned from rows that include them, or when an
     interpolating oversampler run before the split built training rows from them."""
-    leaks = preprocessing_leaks(_record(ctx), pending=_in_progress(ctx)) + synthesis_leaks(_overlaps(ctx))
-    yield from _hits(leaks, ("preprocessing",))
+    yield from _hits(_preprocessing(ctx) + synthesis_leaks(_overlaps(ctx)), ("preprocessing",))
 
 
 @rule(
@@ -161,4 +166,4 @@ def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
 def fitted_before_cross_validation(ctx: NotebookContext) -> Iterator[Hit]:
     """Row provenance: a cross-validation (or search) over rows that all lie on the training side of a split,
     whose held-out folds carry statistics learned from them, or copies made from them, before the folds were cut."""
-    yield from _hits(preprocessing_leaks(_record(ctx), pending=False) + _overlaps(ctx), ("validation",))
+    yield from _hits(_preprocessing(ctx) + _overlaps(ctx), ("validation",))

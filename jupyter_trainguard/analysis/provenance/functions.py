@@ -85,8 +85,14 @@ class Functions:
         finally:
             self.depth -= 1
             self.call_sites.pop()
+            inner_lists = self.str_lists
             self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags, \
                 self.str_lists = saved
+            for n in (set(inner_lists) | set(self.str_lists)) - shadowed:  # global column lists changed inside
+                if n in inner_lists:
+                    self.str_lists[n] = inner_lists[n]
+                else:
+                    self.str_lists.pop(n, None)
         globs = _globals_of(fn)
         for n in globs:
             if n in inner:

@@ -12,7 +12,6 @@ from .astutil import text
 from .values import Val
 
 PERMUTING = frozenset({"permutation", "randperm"})
-_POSITIONS = frozenset({"range", "numpy.arange", "list", "numpy.array"})
 
 
 class Permutations:

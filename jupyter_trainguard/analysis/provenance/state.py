@@ -184,7 +184,7 @@ class State:
                 return False if False in parts else (True if all(p is True for p in parts) else None)
             return True if True in parts else (False if all(p is False for p in parts) else None)
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
-                and test.left.id in self.pass_words):
+                and test.left.id in self.pass_words and isinstance(self.consts.get(test.left.id), str)):
             return None
         word, op, other = self.consts.get(test.left.id), test.ops[0], test.comparators[0]
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(other, ast.Constant):

@@ -138,7 +138,8 @@ def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
     fold carries statistics of its own rows, so the cross-validated score that chooses is optimistic; the test
     part the split kept aside never saw them."""
     tok = min(f.rows, key=repr)
-    key = next(key for key, part in tok[1:] if part == "train" and rec.selections[key].kind == "split")
+    key = next(key for key, part in tok[1:] if part == "train" and
+               getattr(rec.selections.get(key), "kind", None) == "split")
     split = selection_site(rec.selections[key])
     trail = path_text([("split", split), ("", f.site), ("", ev.site)])
     return Leak(
