@@ -205,6 +205,12 @@ PAIRS = [
      "m = Ridge().fit(Xtr, ytr)\nprint(mean_squared_error(ytr, m.predict(Xtr)))",
      "from prep import preprocess\nfeats, target = preprocess()\nXtr, Xte, ytr, yte = train_test_split(feats, target)\n"
      "m = Ridge().fit(Xtr, ytr)\nprint(mean_squared_error(yte, m.predict(Xte)))"),
+    ("features-kept-by-their-correlation-with-the-label-over-all-rows", "LEAK001",
+     "cor = df.corr()\nstrength = abs(cor['c'])\nkeep = [k for k in strength[strength > 0.2].index]\nkeep.remove('c')\n"
+     "Xtr, Xte, ytr, yte = train_test_split(df[keep], df['c'])\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\ncor = pd.concat([Xtr, ytr], axis=1).corr()\n"
+     "strength = abs(cor['c'])\nkeep = [k for k in strength[strength > 0.2].index]\nkeep.remove('c')\n"
+     "print(Ridge().fit(Xtr[keep], ytr).score(Xte[keep], yte))"),
     ("rows-mapped-one-by-one-by-a-comprehension", "LEAK007",
      EMBEDDED + "print(accuracy_score(ytr, clf.predict(Etr)))",
      EMBEDDED + "print(accuracy_score(yte, clf.predict(Ete)))\nkept = [embed(t) for t in Xte if len(t) > 3]"),

@@ -107,6 +107,8 @@ class Calls:
             return self.library_function(q, frow.effect, e, args, kws)
         if root in DATASET_ROOTS and ".datasets." in q:
             return self.declared_split(e, args, kws)
+        if q == "abs" and args and args[0] is not None and args[0].is_data and args[0].kind == "data":
+            return self.derive(e, args[:1])  # `abs(corr['y'])`: the values of a column, element by element
         if leaf in _PRINTS and (q == leaf or leaf not in _BUILTINS) or leaf in _LOGS:  # (`np.round(p)` is data)
             if leaf in ("print", "display", "info", "write") or leaf in _LOGS:
                 self.reported(e, args + list(kws.values()))

@@ -284,7 +284,9 @@ class Expressions:
             if accessor == "iloc" and isinstance(sl, (ast.Name, ast.Call, ast.List)):
                 return self.select(base, ("mask", text(sl)), "sub", "mask", e)
             return same  # column names (a literal or a name bound to a list of names)
-        if idx.kind == "seq":
+        if idx.kind == "seq":  # a list of column names: chosen by a statistic when its items carry one
+            same.stats = same.stats.union(*(i.stats for i in idx.items or () if i is not None and i.is_data and
+                                            not i.rows))
             return same
         if idx.is_data and not idx.rows:  # column names (possibly chosen by a fitted selector)
             same.stats = same.stats | idx.stats
