@@ -200,3 +200,26 @@ def test_shuffled_kfold_on_time_series(nbdir):
         assert "random_state=None: KFold rejects a seed without shuffling" in rep.changes[0].detail
     assert "TIME001" not in {f.rule_id for f in engine_findings(path)}
     assert own_targets(path, "TIME001") == []
+
+
+def test_transform_fitted_on_the_training_split_before_cross_validation_moves_into_a_pipeline(nbdir):
+    """LEAK008: the scaler fitted on all of X_train before cross_val_score on it goes into a Pipeline the
+    cross-validation refits per fold; the notebook still runs and the finding is gone."""
+    path = write_nb(nbdir / "cv.ipynb", [
+        "import numpy as np\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.model_selection import train_test_split, cross_val_score\n"
+        "from sklearn.linear_model import LogisticRegression",
+        "X = np.arange(120.0).reshape(60, 2)\ny = (np.arange(60) % 2 == 0).astype(int)\n"
+        "X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)",
+        "X_train_s = StandardScaler().fit_transform(X_train)\n"
+        "print(cross_val_score(LogisticRegression(), X_train_s, y_train, cv=3).shape)",
+    ])
+    assert "LEAK008" in {f.rule_id for f in engine_findings(path)}
+    rep = fix_paths([path], unsafe=True)  # cross-checked with the engine, which reports LEAK008 there
+    assert {ch.rule_id for ch in rep.changes if ch.safety == "unsafe"} == {"LEAK008"}
+    lines = src(cells(path)[2]).splitlines()
+    assert lines[0].startswith("# moved into a Pipeline with the model (trainguard fix LEAK008)")
+    assert lines[-1] == ("print(cross_val_score(make_pipeline(StandardScaler(), LogisticRegression()), X_train, "
+                         "y_train, cv=3).shape)")
+    assert "LEAK008" not in {f.rule_id for f in engine_findings(path)}
+    assert execute(path)[-1].strip() == "(3,)"

@@ -1,5 +1,6 @@
 """LEAK001 (unsafe): preprocessing fitted on all rows before the split is moved after it, fitted on the training
-split only. Handles the common shape
+split only; fitted before a cross-validation (LEAK001 on all rows, LEAK008 on a training split) it moves into a
+Pipeline with the model. Handles the common shape
 
     X_s = StandardScaler().fit_transform(X)          # or: scaler = ...; X_s = scaler.fit_transform(X)
     X_train, X_test, y_train, y_test = train_test_split(X_s, y, ...)
@@ -40,6 +41,7 @@ class Shape:
     split_call: Any
     targets: list[str]
     kind: str = "split"  # "split": train_test_split; "cv": cross_val_score & co. (fixed with a Pipeline)
+    rule: str = "LEAK001"  # the finding fixed: LEAK008 when the rows fitted on are a training split
 
 
 def _assign(stmt: Any) -> tuple[list[Any], Any] | None:
@@ -106,10 +108,11 @@ def _shapes(ctx: FixContext) -> Iterator[Shape | tuple[View, Any, str]]:
             cv = _cv_call(ctx, sv, s2, scaled)
             if cv is not None:
                 lines = (v.parsed.span(stmt)[0], sv.parsed.span(s2)[0])
-                if ctx.allowed("LEAK001", v, lines[0], v.parsed.span(stmt)[2]) or \
-                        ctx.allowed("LEAK001", sv, lines[1], sv.parsed.span(s2)[2]):
+                rule = next((r for r in ("LEAK001", "LEAK008") if ctx.allowed(r, v, lines[0], v.parsed.span(stmt)[2])
+                             or ctx.allowed(r, sv, lines[1], sv.parsed.span(s2)[2])), None)
+                if rule is not None:
                     yield Shape(v, stmt, scaled, args[0].value, args[1].value if len(args) > 1 else None,
-                                transformer, inline, cls, sv, s2, cv, [], kind="cv")
+                                transformer, inline, cls, sv, s2, cv, [], kind="cv", rule=rule)
                 break
             b = _assign(s2)
             if not b or not isinstance(b[1], cst.Call) or \
@@ -173,7 +176,7 @@ def _snake(cls: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", leaf).lower()
 
 
-@fixer(id="split-before-preprocessing", rules="LEAK001", safety=UNSAFE, category="leakage.preprocessing",
+@fixer(id="split-before-preprocessing", rules=("LEAK001", "LEAK008"), safety=UNSAFE, category="leakage.preprocessing",
        order=20, description="Move `X_s = Scaler().fit_transform(X)` after `train_test_split`: fit on the "
                              "training split, transform the other splits.")
 def split_first(ctx: FixContext) -> None:
@@ -253,7 +256,7 @@ def _into_pipeline(ctx: FixContext, t: Target, shape: Shape) -> bool:
     fsl, _, fel, fec = fv.parsed.span(shape.fit_stmt)
     old_text = fv.parsed.text(shape.fit_stmt.body[0]).replace("\n", " ")
     indent = line_indent(fv.parsed, fsl)
-    comment = f"# moved into a Pipeline with the model (trainguard fix LEAK001): {old_text}"
+    comment = f"# moved into a Pipeline with the model (trainguard fix {shape.rule}): {old_text}"
     if local is None:
         comment += f"\n{indent}from sklearn.pipeline import make_pipeline"
     edits_cv = [_replace(sv, call.args[0].value, f"{local or 'make_pipeline'}({step}, {model})"),
@@ -264,8 +267,9 @@ def _into_pipeline(ctx: FixContext, t: Target, shape: Shape) -> bool:
               f"refits on each fold's training part. Scores will drop to honest values.")
     if fv.cell is sv.cell:
         return ctx.edit(sv, [fit_edit, *edits_cv], summary="preprocessing moved into a Pipeline", detail=detail,
-                        line=fsl)
-    if not ctx.edit(fv, [fit_edit], summary="preprocessing moved into a Pipeline", detail=detail, line=fsl):
+                        line=fsl, rule_id=shape.rule)
+    if not ctx.edit(fv, [fit_edit], summary="preprocessing moved into a Pipeline", detail=detail, line=fsl,
+                    rule_id=shape.rule):
         return False
     fresh = next((v for v in ctx.views() if v.cell is sv.cell), None)
     cv = None
@@ -276,7 +280,7 @@ def _into_pipeline(ctx: FixContext, t: Target, shape: Shape) -> bool:
         return True
     ctx.edit(fresh, [_replace(fresh, cv.args[0].value, f"{local or 'make_pipeline'}({step}, {model})"),
                      _replace(fresh, cv.args[1].value, shape.data)],
-             summary="model wrapped in a Pipeline", line=fresh.parsed.span(cv)[0],
+             summary="model wrapped in a Pipeline", line=fresh.parsed.span(cv)[0], rule_id=shape.rule,
              detail=f"{helper} now gets the pipeline and the raw {shape.data}.")
     return True
 
