@@ -154,6 +154,7 @@ def test_scored_repeatedly(ctx: NotebookContext) -> Iterator[Hit]:
 
 @rule(
     id="LEAK008", name="fitted-before-cross-validation", category="leakage.validation", severity="warning",
+    fix_safety="unsafe",
     rationale="A transform or oversampler fitted on the whole training split before cross-validating on it "
               "gives each held-out fold its own rows' statistics or copies.",
     impact="The cross-validated score that picks settings or models is optimistic; the test part the split kept "
