@@ -1,6 +1,7 @@
 """Names the analysis cannot follow (a project's helper module, a library it does not know, a cell it could not
 read), known by how the notebook uses them: fitted on features and labels, a model; fitted on by a transformer,
-indexed like a table (`df[['a', 'b']]`, `df.loc[...]`) or sent through a table's methods (`df.dropna()`), rows."""
+indexed like a table (`df[['a', 'b']]`, `df.loc[...]`) or sent through a table's methods (`df.dropna()`), rows;
+a helper whose name says it scores, given a fitted model and data (`print_metrics(model, X, y)`), an evaluation."""
 
 from __future__ import annotations
 
@@ -50,3 +51,16 @@ class ByUse:
         v = self.env[node.id] = self.new_frame(self.source(node, "used"))  # a table: its columns are followed
         v.name = node.id
         return v
+
+    def scored_by_helper(self, args: list, e: ast.Call) -> bool:
+        """`print_metrics(model, X_test, y_test)`, `evaluate_model(clf, X_val, y_val)`: a helper from another
+        module whose name says it scores, given a fitted model and then data, scores the model on that data (the
+        argument order of scikit-learn's scorers)."""
+        at = next((i for i, a in enumerate(args) if a is not None and a.kind == "obj" and a.obj.fit is not None and
+                   a.obj.fit.kind == "model"), None)
+        x = next((a for a in args[at + 1:] if a is not None and a.is_data and a.rows), None) if at is not None \
+            else None
+        if x is None:
+            return False
+        self.add_eval(args[at].obj, x, "scored by a helper", e, scored=True)
+        return True

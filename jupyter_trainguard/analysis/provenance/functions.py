@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import call_leaf, text
+from .order import run_names
 from .rows import covered, overlap
 from .state import UNKNOWN
 from .values import Obj, Val
@@ -98,7 +99,7 @@ class Functions:
             if n in inner:
                 self.env[n] = inner[n]
         # a global object changed in place (`df[c] = ...`), not rebound: the change stays after the call
-        for n in mutated - set(params) - set(globs) - (_stored_in(fn) if mutated else frozenset()):
+        for n in mutated - set(params) - set(globs) - (run_names(fn)[0] if mutated else set()):
             if n in inner and self.env.get(n) is not None and self.env[n] is not inner[n]:
                 before = self.env[n]
                 self.env[n] = inner[n]
@@ -231,12 +232,6 @@ def _globals_of(fn: ast.FunctionDef) -> frozenset:
             _GLOBALS.clear()
         hit = _GLOBALS[id(fn)] = (fn, names)
     return hit[1]
-
-
-def _stored_in(fn: ast.FunctionDef) -> frozenset:
-    """Names a function binds (its locals, besides its parameters)."""
-    return frozenset(n.id for st in fn.body for n in ast.walk(st) if isinstance(n, ast.Name) and
-                     isinstance(n.ctx, ast.Store))
 
 
 def _returns_from(fn: ast.FunctionDef, param: str) -> bool:

@@ -16,7 +16,7 @@ def replay_order(parsed: ParsedNotebook) -> list:
     had run before it too, and is replayed there as well. When the counts need more such runs than the cells
     in document order do, they do not describe how the state was built and the document order is used."""
     cells = list(parsed.cells)
-    names = {id(pc): _run_names(pc.tree) for pc in cells if pc.tree is not None}
+    names = {id(pc): run_names(pc.tree) for pc in cells if pc.tree is not None}
     document = sorted(cells, key=lambda pc: pc.cell.index)
     by_document, moved = _with_earlier_runs(document, names)
     if [pc.cell.index for pc in cells] == [pc.cell.index for pc in document]:
@@ -78,9 +78,9 @@ def names_of(tree: ast.Module) -> tuple[set[str], set[str]]:
     return stores, loads
 
 
-def _run_names(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """The names a cell binds and reads when it runs (a function's body binds and reads its names only when it
-    is called)."""
+def run_names(tree: ast.Module | ast.FunctionDef) -> tuple[set[str], set[str]]:
+    """The names a cell (or a function's body) binds and reads when it runs (a function defined in it binds and
+    reads its names only when it is called)."""
     stores: set[str] = set()
     loads: set[str] = set()
     todo: list[ast.AST] = list(tree.body)

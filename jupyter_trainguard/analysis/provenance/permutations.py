@@ -34,11 +34,14 @@ class Permutations:
 
     def positions_made(self, node: ast.AST) -> ast.Call | None:
         """The `range(n)` / `np.arange(n)` call a name was bound to (through `list(...)`/`np.array(...)`)."""
-        made = self.bound_nodes.get(node.id) if isinstance(node, ast.Name) else None
-        while isinstance(made, ast.Call) and self.parsed.qualname(made.func) in ("list", "numpy.array") and made.args:
-            made = made.args[0]
-        if isinstance(made, ast.Call) and self.parsed.qualname(made.func) in ("range", "numpy.arange"):
-            return made
+        return self.position_range(self.bound_nodes.get(node.id)) if isinstance(node, ast.Name) else None
+
+    def position_range(self, node: ast.AST | None) -> ast.Call | None:
+        """`range(n)`, `np.arange(n)`, `list(range(n))`, `np.array(range(n))`: that range call (row positions)."""
+        while isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("list", "numpy.array") and node.args:
+            node = node.args[0]
+        if isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("range", "numpy.arange"):
+            return node
         return None
 
     def permutation_cut(self, base: Val, sl: ast.Slice, e: ast.Subscript) -> Val | None:

@@ -114,11 +114,7 @@ class TimeOrder:
         `np.arange(n)`, `list(range(n))`), or None when these are not row positions."""
         if v is not None and v.kind == "index" and v.step is not None:
             return tuple(v.items or (v.step,))
-        while isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("list", "numpy.array") and node.args:
-            node = node.args[0]
-        if isinstance(node, ast.Call) and self.parsed.qualname(node.func) in ("range", "numpy.arange"):
-            return ()
-        return None
+        return () if self.position_range(node) is not None else None
 
 
 _TAKING = frozenset({"print", "len", "copy", "reset_index", "drop", "to_numpy", "astype", "display", "append"})

@@ -86,19 +86,6 @@ def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
 class Training:
     """Mixin: torch networks called in loops, loss objects, schedulers, trainer objects."""
 
-    def scored_by_helper(self, args: list, e: ast.Call) -> bool:
-        """`print_metrics(model, X_test, y_test)`, `evaluate_model(clf, X_val, y_val)`: a helper from another
-        module whose name says it scores, given a fitted model and then data, scores the model on that data (the
-        argument order of scikit-learn's scorers)."""
-        at = next((i for i, a in enumerate(args) if a is not None and a.kind == "obj" and a.obj.fit is not None and
-                   a.obj.fit.kind == "model"), None)
-        x = next((a for a in args[at + 1:] if a is not None and a.is_data and a.rows), None) if at is not None \
-            else None
-        if x is None:
-            return False
-        self.add_eval(args[at].obj, x, "scored by a helper", e, scored=True)
-        return True
-
     def training_now(self, obj: Obj) -> bool:
         return any(kind == "train" for _, kind, _ in self.loops) and not self.no_grad and \
             getattr(obj, "mode", "train") != "eval"

@@ -337,3 +337,10 @@ def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
     resplit = {lid for tok in ev.data.rows for key, _side in tok[1:] if key in rec.selections
                for lid in rec.selections[key].loops}
     return frozenset(settings - resplit)
+
+
+def within_training_split(rec: Record, rows: frozenset) -> bool:
+    """Rows that all lie on the training side of a split (`X_train` of `train_test_split`): the split's held-out
+    part is outside them, so what is learned from them never reaches that part."""
+    return bool(rows) and all(any(part == "train" and getattr(rec.selections.get(key), "kind", None) == "split"
+                                  for key, part in tok[1:]) for tok in rows)

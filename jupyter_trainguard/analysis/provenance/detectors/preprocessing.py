@@ -17,6 +17,7 @@ from .common import (
     selection_site,
     sliced_bounds_count,
     step_text,
+    within_training_split,
 )
 
 LEARNERS = ("transformer", "statistic")
@@ -124,13 +125,6 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
     if pending:
         out += pending_leaks(rec, seen)
     return out
-
-
-def within_training_split(rec: Record, rows: frozenset) -> bool:
-    """Rows that all lie on the training side of a split (`X_train` of `train_test_split`): the split's held-out
-    part is outside them, so what is learned from them never reaches that part."""
-    return bool(rows) and all(any(part == "train" and getattr(rec.selections.get(key), "kind", None) == "split"
-                                  for key, part in tok[1:]) for tok in rows)
 
 
 def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
