@@ -58,7 +58,8 @@ def test_decision_thresholds_tried_on_the_test_rows_are_several_configurations()
     on_validation = ("Xa, Xv, ya, yv = train_test_split(Xtr, ytr, random_state=1)\n"
                      "m = RandomForestRegressor().fit(Xa, ya > 5)\np = m.predict(Xv)\n"
                      "for t in [0.3, 0.4, 0.5]:\n    print(t, mean_absolute_error(yv > 5, (p > t).astype(int)))")
-    assert not compared(on_validation)
+    final = "print(mean_absolute_error(yte > 5, (m.predict(Xte) > 0.4).astype(int)))"
+    assert not compared(on_validation, final)  # (the test part scored once, after the thresholds were tried)
 
 
 def test_the_same_estimator_built_again_with_the_same_settings_is_one_configuration() -> None:
@@ -150,3 +151,13 @@ def test_one_object_refitted_on_other_named_columns_by_a_helper_is_two_configura
               "    return mean_absolute_error(yte, model.predict(Xte[cols]))\nm = RandomForestRegressor()")
     assert compared(helper, "print(evaluate(['a', 'b'], m))", "print(evaluate(['a', 'b', 'c'], m))")
     assert not compared(helper, "print(evaluate(['a', 'b'], m))", "print(evaluate(['a', 'b'], m))")
+
+
+def test_models_taken_by_position_in_a_loop_over_their_count_are_several_configurations() -> None:
+    models = ("from sklearn.linear_model import Ridge\n"
+              "models = {'forest': RandomForestRegressor(), 'ridge': Ridge()}\n")
+    by_position = ("for i in range(len(list(models))):\n    m = list(models.values())[i]\n    m.fit(Xtr, ytr)\n"
+                   "    print(list(models)[i], mean_absolute_error(yte, m.predict(Xte)))")
+    assert compared(models + by_position)
+    one = "models = {'forest': RandomForestRegressor()}\n"
+    assert not compared(one + by_position.replace("len(list(models))", "len(models)"))

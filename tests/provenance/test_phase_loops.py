@@ -4,8 +4,6 @@ the optimizer trains; the other predicts, and keeping the best weights by its ac
 
 from __future__ import annotations
 
-import pytest
-
 from jupyter_trainguard.engine import analyze_sources
 
 LOOP = """import copy
@@ -57,6 +55,10 @@ def test_the_best_epoch_kept_by_the_test_set_accuracy_is_a_selection() -> None:
     assert leaks(LOOP.format(checked="test_ds")) == ["LEAK004"]
 
 
-@pytest.mark.parametrize("cells", [[LOOP.format(checked="hold_ds"), FINAL], [LOOP.format(checked="hold_ds")]])
-def test_the_best_epoch_kept_by_a_validation_part_carved_from_training_rows_is_clean(cells: list) -> None:
-    assert leaks(*cells) == []
+def test_the_best_epoch_kept_by_a_validation_part_carved_from_training_rows_is_clean() -> None:
+    assert leaks(LOOP.format(checked="hold_ds"), FINAL) == []
+
+
+def test_the_validation_part_that_kept_the_best_epoch_is_the_last_word_when_the_test_set_is_never_used() -> None:
+    found = [f for f in analyze_sources([LOOP.format(checked="hold_ds")]).findings if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in found] == ["LEAK004"] and "never scored" in found[0].message

@@ -37,8 +37,9 @@ class Loops:
             self.block(s.orelse)
             return
         self.note_loop(target, it_node)
-        it = self.expr(it_node)
-        passes = self.loop_items(it)
+        indexed = self.indexed_models(it_node, target)
+        it = self.expr(it_node) if indexed is None else None
+        passes = self.loop_items(it) if indexed is None else indexed
         if passes and len(passes) > 1:
             self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
                                len(passes)))
@@ -47,7 +48,9 @@ class Loops:
             words = _literal_words(it_node, target, len(passes))
             for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
                 self.pass_stamp = stamp + ((id(s), i),)
-                self.assign(target, p, it_node)
+                self.assign(target, p if indexed is None else None, it_node)
+                if indexed is not None:  # `for i in range(len(models))`: `i` is that pass's position
+                    self.consts[target.id] = i
                 if keys:  # `for name, frame in parts.items()`: the name is that pass's key
                     self.consts[target.elts[0].id] = keys[i]
                 if words:  # `for phase in ['train', 'val']`: the name is that pass's word, and tests on it known
@@ -56,6 +59,7 @@ class Loops:
                 self.block(s.body)
             if words:
                 self.pass_words.discard(target.id)
+            if words or indexed is not None:
                 self.consts.pop(target.id, None)
             self.pass_stamp = stamp
             self.loops.pop()
@@ -79,6 +83,23 @@ class Loops:
             self.block(s.body)
             self.loops.pop()
         self.block(s.orelse)
+
+    def indexed_models(self, it_node: ast.AST, target: ast.expr) -> list[Val | None] | None:
+        """`for i in range(len(models))` over a list or dict of models the analysis knows: one pass per model,
+        each reading its own (`list(models.values())[i]`), as a loop over the models themselves does."""
+        if not (isinstance(target, ast.Name) and isinstance(it_node, ast.Call) and
+                self.parsed.qualname(it_node.func) == "range" and it_node.args and not it_node.keywords):
+            return None
+        bound = it_node.args[-1]
+        if len(it_node.args) > 2 or len(it_node.args) == 2 and self.constant(it_node.args[0]) != 0 or not (
+                isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and
+                len(bound.args) == 1):
+            return None
+        seq = self.expr(bound.args[0])
+        if seq is None or seq.kind != "seq":
+            return None
+        members = list(seq.items) if seq.items is not None else list((seq.keys or {}).values())
+        return members if len(members) > 1 and any(self.holds_obj(m) for m in members) else None
 
     def dict_keys(self, it_node: ast.AST, target: ast.expr, passes: int) -> list | None:
         """The keys of a dict the analysis knows, when a loop unpacks `(key, value)` from its `.items()`."""

@@ -105,7 +105,8 @@ class TimeOrder:
         if isinstance(target, ast.Tuple) and len(target.elts) == 2:
             self.assign(target.elts[0], tr, it_node)
             self.assign(target.elts[1], te, it_node)
-        kind = "split" if body is not None and _takes_parts_only(body) else "folds"
+        one = body is not None and _takes_parts_only(body) and (not _collects(body) or _one_split(recv.obj))
+        kind = "split" if one else "folds"
         self.rec.selections[key] = Selection(key, kind, self.site(it_node), loops=self.varying(key, it_node))
         return kind
 
@@ -118,6 +119,19 @@ class TimeOrder:
 
 
 _TAKING = frozenset({"print", "len", "copy", "reset_index", "drop", "to_numpy", "astype", "display", "append"})
+
+
+def _collects(body: list) -> bool:
+    """The loop body appends each pass's parts to lists (`Xs.append(X[tr])`): every fold is kept, not the last."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
+               for st in body for n in ast.walk(st))
+
+
+def _one_split(obj) -> bool:
+    """A splitter built with `n_splits=1`: its loop runs once."""
+    node = obj.site.node if obj.site is not None else None
+    return isinstance(node, ast.Call) and any(k.arg == "n_splits" and isinstance(k.value, ast.Constant) and
+                                              k.value.value == 1 for k in node.keywords)
 
 
 def _takes_parts_only(body: list) -> bool:

@@ -122,8 +122,11 @@ def _split_final(rec, rows: frozenset) -> bool:
                     kind == "mask" and _complement_trained(rec, key, part):
                 training = not _held_side(rec, key, part) and not (part == "mid" and _last_middle(rec, tok[0], key))
                 if training:
-                    if kind == "split" or key in _reserved_cuts(rec):
+                    if kind == "split" and key in _used_splits(rec) or key in _reserved_cuts(rec):
                         return False  # a split's test part is kept aside for the end, scored yet or not
+                    if kind == "split":
+                        continue  # its test part is never touched: the parts carved from its training side
+                        # are the notebook's last word, so they are its test set
                     continue  # the rows after this cut are no held-out set: it is the labelled pool
                 held = True
         if not held:
@@ -147,6 +150,31 @@ def _held_side(rec, key: object, part: str) -> bool:
     if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks)
         return part in HELD_SIDE
     return any(k == key for k, _p in trained) or part in HELD_SIDE
+
+
+def untouched_test_note(rec, rows: frozenset) -> str:
+    """When these rows are the last word only because the test part beside them is never touched: a clause that
+    says so (a validation part is then what the notebook reports), else ''."""
+    for tok in rows:
+        for key, part in tok[1:]:
+            sel = rec.selections.get(key)
+            if sel is not None and sel.kind == "split" and part in TRAIN_SIDE and key not in _used_splits(rec):
+                return (f" (the test part split off in {sel.site.where()} is never scored, so these validation "
+                        f"scores are the ones the notebook reports)") if sel.site is not None else ""
+    return ""
+
+
+def _used_splits(rec) -> set:
+    """The splits whose held-out part some call takes: a model is scored on it, predicts it or is fitted on it,
+    a fit watches it, or a prediction is read off it. A test part split off and never touched again reserves
+    nothing. Cached on the record."""
+    used = _cache(rec).get("used_splits")
+    if used is None:
+        rows = [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] + \
+            [d.rows for _obj, v, _site, _kwarg, _early in rec.eval_sets for d in data_leaves(v)]
+        used = _cache(rec)["used_splits"] = {key for r in rows for tok in r for key, part in tok[1:]
+                                             if part in HELD_SIDE}
+    return used
 
 
 def _trained_steps(rec) -> set:

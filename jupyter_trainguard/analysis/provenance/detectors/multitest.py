@@ -9,7 +9,7 @@ from ..carried import KEEPS_WEIGHTS_ROOTS
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
-from .common import Leak, chosen_by_loops, code, eval_set_evals, final_test, step_text
+from .common import Leak, chosen_by_loops, code, eval_set_evals, final_test, step_text, untouched_test_note
 from .selection import selected_evaluations
 
 
@@ -129,8 +129,8 @@ def multitest_leaks(rec: Record) -> list[Leak]:
             "multi-test", last.site,
             f"The held-out rows {name} score {configs if not loop else 'several'} model configurations{loop}: "
             f"{', '.join('`' + m + '`' for m in models)} in cell(s) {', '.join(map(str, cells))}, and no other "
-            f"held-out rows are scored after them: choosing by these scores makes them a selection set, and the best "
-            f"of them an optimistic estimate.",
+            f"held-out rows are scored after them{untouched_test_note(rec, rows)}: choosing by these scores makes them "
+            f"a selection set, and the best of them an optimistic estimate.",
             evidence={"models": models, "cells": cells, "test": last.data.name,
                       "evaluations": [step_text(ev.site) for ev in each]},
         ))

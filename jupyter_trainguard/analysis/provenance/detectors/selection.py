@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from ..rows import covered, overlap
 from ..state import Record
-from .common import Leak, chosen_by_loops, code, data_leaves, final_test, sliced_bounds_count, step_text
+from .common import (
+    Leak,
+    chosen_by_loops,
+    code,
+    data_leaves,
+    final_test,
+    sliced_bounds_count,
+    step_text,
+    untouched_test_note,
+)
 
 
 def selection_leaks(rec: Record) -> list[Leak]:
@@ -25,7 +34,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
             else ("with early stopping or a best-model checkpoint", "when training stops or which weights are kept")
         out.append(Leak("selection", site,
                         f"The held-out rows {name} are passed as `{kwarg}` {how[0]} in {site.where()}: they decide "
-                        f"{how[1]}, so they can no longer give an unbiased score.",
+                        f"{how[1]}, so they can no longer give an unbiased score{untouched_test_note(rec, data.rows)}.",
                         evidence={"kwarg": kwarg, "variable": data.name, "fit": step_text(site)}))
     choices = chosen_scores(rec)
     picked = {id(ev) for _site, evs in choices for ev in evs}
@@ -34,12 +43,14 @@ def selection_leaks(rec: Record) -> list[Leak]:
             continue  # the choice that reads these scores is the finding (it names this evaluation too)
         out.append(Leak("selection", ev.site,
                         f"{code(ev.site)} in {ev.site.where()} scores a model rebuilt for each setting of a loop "
-                        f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting.",
+                        f"on the held-out rows `{ev.data.text()}`: the test set is choosing the setting"
+                        f"{untouched_test_note(rec, ev.data.rows)}.",
                         evidence={"evaluation": step_text(ev.site), "test": ev.data.name}))
     for fit in rec.fits:
         if fit.obj is not None and fit.obj.role == "search" and fit.rows and final_test(rec, fit.rows):
             out.append(Leak("selection", fit.site,
-                            f"{code(fit.site)} in {fit.site.where()} searches hyperparameters on the held-out rows.",
+                            f"{code(fit.site)} in {fit.site.where()} searches hyperparameters on the held-out rows"
+                            f"{untouched_test_note(rec, fit.rows)}.",
                             evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
     merged: dict[frozenset, list] = {}  # several choices read the same scores (keep the best, step a scheduler)
     for site, evs in choices:
@@ -52,7 +63,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
         also = "; also " + ", ".join(f"{code(s)} in {s.where()}" for s, _ in group[1:4]) if len(group) > 1 else ""
         out.append(Leak("selection", site,
                         f"Scores on the held-out rows `{evs[0].data.text()}`{scored} are used to pick a model or "
-                        f"setting in {site.where()} ({code(site)}{also}).",
+                        f"setting in {site.where()} ({code(site)}{also}){untouched_test_note(rec, evs[0].data.rows)}.",
                         evidence={"choice": step_text(site), "evaluation": step_text(ev_site),
                                   "also": [step_text(s) for s, _ in group[1:]]}))
     return out
