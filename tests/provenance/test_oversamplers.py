@@ -1,6 +1,8 @@
 """Oversampling before the split: copies of rows land on both sides (overlap, LEAK002), and an oversampler that
 interpolates new rows (SMOTE, ADASYN) also builds training rows from the held-out rows' features (preprocessing,
-LEAK001); plain duplication learns nothing. A branch a function's literal flag turns off does not run."""
+LEAK001); one that copies rows to balance classes sizes its copies by class counts that include the held-out
+rows' labels (LEAK001 too), while copies of every row balance nothing. After the split, on the training part
+only, neither leaks. A branch a function's literal flag turns off does not run."""
 
 from __future__ import annotations
 
@@ -25,9 +27,23 @@ def test_oversampling_before_the_split(sampler: str, synthetic: bool) -> None:
     code = (f"Xr, yr = {sampler}(random_state=0).fit_resample(X, y)\n"
             "Xtr, Xte, ytr, yte = train_test_split(Xr, yr, random_state=0)\n"
             "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
-    found = rules(code)
-    assert "LEAK002" in found
-    assert ("LEAK001" in found) is synthetic
+    found = [f for f in analyze_sources([HEAD, code]).findings if f.rule_id.startswith("LEAK")]
+    assert {"LEAK001", "LEAK002"} <= {f.rule_id for f in found}
+    learned = next(f.message for f in found if f.rule_id == "LEAK001")
+    assert ("neighbours" in learned) is synthetic and ("class balance" in learned) is not synthetic
+    after = ("Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
+             f"Xr, yr = {sampler}(random_state=0).fit_resample(Xtr, ytr)\n"
+             "print(LogisticRegression().fit(Xr, yr).score(Xte, yte))")
+    assert not rules(after)
+
+
+def test_rows_upsampled_with_replacement_before_the_split_set_the_class_balance_from_held_out_labels() -> None:
+    code = ("from sklearn.utils import resample\nsmall, big = df[df.label == 1], df[df.label == 0]\n"
+            "up = resample(small, replace=True, n_samples=len(big), random_state=0)\n"
+            "bal = pd.concat([big, up])\n"
+            "Xtr, Xte, ytr, yte = train_test_split(bal.drop(columns='label'), bal['label'], random_state=0)\n"
+            "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
+    assert {"LEAK001", "LEAK002"} <= rules(code)
 
 
 def test_smote_before_cross_validation_and_after_the_split() -> None:
@@ -85,3 +101,10 @@ def test_a_sampler_pipeline_holding_smote_is_an_oversampler() -> None:
     # on the training split of a split, only the cross-validated score is optimistic: the test part is untouched
     split = "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
     assert rules(split + code.format(over="SMOTE(random_state=0)", rows="Xtr, ytr")) == {"LEAK008"}
+
+
+def test_copies_of_every_row_balance_nothing() -> None:
+    code = ("both = pd.concat([df, df])\n"
+            "Xtr, Xte, ytr, yte = train_test_split(both.drop(columns='label'), both['label'], random_state=0)\n"
+            "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
+    assert rules(code) == {"LEAK002"}

@@ -113,9 +113,9 @@ def test_a_resampling_is_never_named_as_the_split() -> None:
             "X = X.fillna(X.mean())\nXr, yr = RandomOverSampler().fit_resample(X, y)\n"
             "print(cross_val_score(LogisticRegression(), Xr, yr, cv=5).mean())")
     rep = analyze_sources([PRELUDE, code])
-    prep = [f for f in rep.findings if f.rule_id == "LEAK001"]
+    prep = [f for f in rep.findings if f.rule_id == "LEAK001" and f.evidence.get("transformer") != "oversampler"]
     assert prep, [f.rule_id for f in rep.findings]
-    for f in prep:
+    for f in prep:  # (the oversampler's own LEAK001, for the class counts it read, names it: that is right)
         assert "fit_resample" not in f.message.split("evaluates on")[0], f.message
         assert "the very rows" in f.message
         assert not f.evidence.get("split"), f.evidence

@@ -74,6 +74,18 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
     return out
 
 
+def _balances(rec: Record, dup: tuple, tokens: list) -> bool:
+    """Whether a resampling balances classes: an imbalanced-learn oversampler (`fit_resample`), or copies drawn
+    from a filtered part of the rows (`resample(df[df.y == 1], n_samples=...)`: one class upsampled). Copies of
+    every row (`pd.concat([df, df])`, flipped images added) balance nothing."""
+    sel = rec.selections.get(dup[0])
+    node = sel.site.node if sel is not None and sel.site is not None else None
+    if getattr(getattr(node, "func", None), "attr", None) in ("fit_resample", "fit_sample"):
+        return True
+    return any(getattr(rec.selections.get(key), "kind", None) == "mask" for tok in tokens if dup in tok
+               for key, _part in _before(tok, dup)[1:])
+
+
 def _before(tok: tuple, step: tuple) -> tuple:
     """The token up to (not including) a step: the rows a resampling was applied to."""
     return tok[:tok.index(step)] if step in tok else tok
@@ -115,7 +127,8 @@ def _pending_resampling(rec: Record, seen: set) -> list[Leak]:
                                 f"({path_text([('', rs), ('split', sel.site), ('', fit.site)])}).",
                                 evidence={"resampling": step_text(rs), "split": step_text(sel.site),
                                           "fit": step_text(fit.site), "pending": True,
-                                          "synthetic": st[0] in rec.synthetic}))
+                                          "synthetic": st[0] in rec.synthetic,
+                                          "balancing": _balances(rec, st, [tok])}))
     return out
 
 
@@ -148,6 +161,7 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
         rs = selection_site(sel)
         evidence["resampling"] = step_text(rs)
         evidence["synthetic"] = dup[0] in rec.synthetic
+        evidence["balancing"] = _balances(rec, dup, list(ev.data.rows) + list(fit.rows if fit is not None else ()))
         split = _split_after(rec, pair, dup)
         evidence["split"] = step_text(split)
         trail = path_text([("", rs), ("split", split), ("", fit.site if fit is not None else None), ("", ev.site)])

@@ -184,22 +184,29 @@ def pending_leaks(rec: Record, seen: set[int]) -> list[Leak]:
 
 
 def synthesis_leaks(overlaps: list[Leak]) -> list[Leak]:
-    """An oversampler that interpolates new rows (SMOTE, ADASYN) learns the neighbours it interpolates between:
-    run before the split, it builds training rows out of the evaluation rows' features. Besides the copies it
+    """An oversampler run before the split learns from rows the split then holds out: one that interpolates new
+    rows (SMOTE, ADASYN) learns the neighbours it interpolates between, so training rows are built from the
+    evaluation rows' features; one that copies rows to balance classes (`RandomOverSampler`, one class upsampled
+    by `resample`) sizes its copies by class counts that include the held-out rows' labels. Besides the copies it
     puts on both sides (the overlap finding), statistics of the held-out rows reach the training data."""
     out = []
     for lk in overlaps:
-        if lk.kind != "resampled" or not lk.evidence.get("synthetic"):
+        if lk.kind != "resampled" or not (lk.evidence.get("synthetic") or lk.evidence.get("balancing")):
             continue
         ev = lk.evidence
         split, used = ev.get("split") or {}, ev.get("evaluation") or ev.get("fit") or {}
         verb = "evaluates on" if ev.get("evaluation") else "will be scored on"
-        out.append(Leak(
-            "preprocessing", lk.at,
-            f"{code(lk.at)} learns in {lk.at.where()} the neighbours it interpolates new rows between, from rows "
-            f"that {_step(split, 'a later split or cross-validation')} holds out: the training rows it makes are "
-            f"built from the features of the rows {_step(used, 'the model')} {verb}.",
-            evidence={**ev, "transformer": "oversampler", "kind": "resampler"}))
+        held = _step(split, "a later split or cross-validation")
+        if ev.get("synthetic"):
+            what = (f"{code(lk.at)} learns in {lk.at.where()} the neighbours it interpolates new rows between, from "
+                    f"rows that {held} holds out: the training rows it makes are built from the features of the rows "
+                    f"{_step(used, 'the model')} {verb}.")
+        else:
+            what = (f"{code(lk.at)} decides in {lk.at.where()} which rows to copy, and how often, over rows that "
+                    f"{held} holds out: their labels set the class balance of the training rows, and "
+                    f"{_step(used, 'the model')} {verb} those held-out rows.")
+        out.append(Leak("preprocessing", lk.at, what, evidence={**ev, "transformer": "oversampler",
+                                                                "kind": "resampler"}))
     return out
 
 
