@@ -331,3 +331,17 @@ def test_models_compared_on_a_table_from_an_unknown_reader() -> None:
     assert multi_test(UNKNOWN_READER) == {"LEAK005"}
     trained_on_it = UNKNOWN_READER.replace("m.fit(X, y)", "m.fit(Xt, yt)")
     assert "LEAK005" not in multi_test(trained_on_it)
+
+
+def test_a_model_fitted_and_scored_on_the_test_file_by_mistake_leaves_it_the_test_file_of_the_others() -> None:
+    blunder = ("Xt, yt = test.drop(columns='y'), test['y']\n"
+               "odd = DecisionTreeClassifier().fit(Xt, yt)\nprint(odd.score(Xt, yt))")
+    assert multi_test(COMPARE_ON_FILE, blunder) == {"LEAK005"}
+    trained_on = ("Xt, yt = test.drop(columns='y'), test['y']\n"
+                  "both = DecisionTreeClassifier().fit(Xt, yt)\nprint(both.score(X, y))")
+    assert not multi_test(COMPARE_ON_FILE, trained_on)  # (a model trained on it and scored elsewhere: a training file)
+    own_rows = ("from sklearn.model_selection import GridSearchCV\n"
+                "lr = LogisticRegression().fit(X, y)\nprint(lr.score(X, y))\n"
+                "grid = GridSearchCV(DecisionTreeClassifier(), {'max_depth': [2, 4]}, cv=5).fit(X, y)\n"
+                "print(grid.score(X, y))")
+    assert not multi_test(own_rows)  # (the training file scored only by its own models is no test file)

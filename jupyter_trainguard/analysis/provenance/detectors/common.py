@@ -291,6 +291,28 @@ def _held_file(rec, rows: frozenset, excluded: set) -> frozenset | None:
     return roots if all(_no_training_side(rec, tok) for tok in rows) else None
 
 
+def _trained_roots(rec) -> set:
+    """The sources some model was trained on. A source that models trained elsewhere are scored on, and whose own
+    models are only scored on their very training rows (a network fitted on the test file by mistake, then
+    evaluated on it: the overlap finding names it), is still the test file of the others."""
+    models = [f for f in rec.fits if f.kind == "model"]
+    roots = {tok[0] for f in models for tok in f.rows}
+    scored_from_elsewhere = {tok[0] for ev in rec.evals if ev.scored and not ev.cv and ev.fit is not None and
+                             ev.fit.kind == "model" for tok in ev.data.rows
+                             if tok[0] not in {t[0] for t in ev.fit.rows}}
+    for root in roots & scored_from_elsewhere:
+        own = [f for f in models if any(tok[0] == root for tok in f.rows)]
+        if all(_self_scored(rec, f) for f in own):
+            roots.discard(root)
+    return roots
+
+
+def _self_scored(rec, fit) -> bool:
+    """A fit whose model is scored, and only on the very rows it was fitted on."""
+    evs = [ev for ev in rec.evals if ev.fit is fit and ev.scored and not ev.cv]
+    return bool(evs) and all(ev.data.rows == fit.rows for ev in evs)
+
+
 def final_places(rec) -> tuple[object, bool]:
     """Where the final test rows are: the sources read or built on their own (no model trained on them, never
     split, not rebuilt inside a loop over folds) that a metric scores after every split's held-out part
@@ -299,7 +321,7 @@ def final_places(rec) -> tuple[object, bool]:
     cached = _cache(rec).get("final_places")
     if cached is not None:
         return cached
-    trained = {tok[0] for f in rec.fits if f.kind == "model" for tok in f.rows}
+    trained = _trained_roots(rec)
     split_roots = {tok[0] for v in [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] for tok in v
                    if any(getattr(rec.selections.get(k), "kind", None) in ("split", "folds") for k, _p in tok[1:])}
     last_src: dict = {}
