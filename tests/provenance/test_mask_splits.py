@@ -63,3 +63,20 @@ def test_a_best_checkpoint_on_the_left_out_rows_chooses_by_them() -> None:
     held = ("hold = pd.read_csv('holdout.csv')\n"
             "print(accuracy_score(hold['y'], net.predict(hold.drop(columns='y')) > 0.5))")
     assert "LEAK004" not in rules(split, KERAS, held)  # a labelled file scored after it: a validation side
+
+
+@pytest.mark.parametrize("labelled, unlabelled", [
+    ("df.dropna(subset=['y'])", "df[df['y'].isna()]"),
+    ("df[df.y.notnull()]", "df[pd.isnull(df['y'])]"),
+    ("df[~df['y'].isna()]", "df[df.y.isnull()]"),
+])
+def test_rows_with_and_without_a_value_in_one_column_are_disjoint(labelled: str, unlabelled: str) -> None:
+    """Every test of one column for missing values selects one of the same two sides: the rows with a label
+    train, the rows without one are predicted (and imputed), never the rows trained on."""
+    code = (f"known = {labelled}\nmissing = {unlabelled}\n"
+            "m = LogisticRegression().fit(known.drop(columns='y'), known['y'])\n"
+            "print(m.score(missing.drop(columns='y'), missing['y']))")
+    found = {f.rule_id for f in analyze_sources([HEAD, code]).findings if f.rule_id.startswith("LEAK")}
+    assert "LEAK003" not in found and "LEAK007" not in found
+    inplace = code.replace(f"known = {labelled}\n", "known = df.copy()\nknown.dropna(subset=['y'], inplace=True)\n")
+    assert "LEAK003" not in {f.rule_id for f in analyze_sources([HEAD, inplace]).findings}

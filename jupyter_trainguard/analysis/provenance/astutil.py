@@ -98,3 +98,27 @@ def regrouped(shape: list) -> bool:
     dims = [const(d) for d in shape[:2]]
     return len(dims) == 2 and all(isinstance(d, int) and not isinstance(d, bool) and d > 1 for d in dims)
 
+
+
+_NULL_TESTS = {"isna": True, "isnull": True, "notna": False, "notnull": False}
+
+
+def null_mask(node: ast.AST) -> tuple[tuple, str] | None:
+    """A row mask that tests one column for missing values (`df['c'].isna()`, `df.c.notnull()`, `~df['c'].isna()`,
+    `pd.isnull(df['c'])`): the selection key shared by every such test of that column, and the side it keeps
+    ('sub': the missing rows, 'not': the rest; `dropna(subset=['c'])` keeps the rest too)."""
+    flip = False
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        node, flip = node.operand, not flip
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or \
+            node.func.attr not in _NULL_TESTS:
+        return None
+    col = node.func.value if not node.args else node.args[0] if len(node.args) == 1 else None  # pd.isnull(df.c)
+    if isinstance(col, ast.Subscript) and isinstance(col.slice, ast.Constant) and isinstance(col.slice.value, str):
+        name = col.slice.value
+    elif isinstance(col, ast.Attribute) and (node.args or col is node.func.value):
+        name = col.attr
+    else:
+        return None
+    missing = _NULL_TESTS[node.func.attr] is not flip
+    return ("null", name), "sub" if missing else "not"

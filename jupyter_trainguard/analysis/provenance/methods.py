@@ -278,6 +278,12 @@ class Methods:
             if isinstance(frac, ast.Constant) and isinstance(frac.value, float) and 0.3 <= frac.value < 1:
                 self.note_split(e, [recv], True, "sample")  # df.sample(frac=0.8): a random training part
             return self.select(recv, ("sample", text(e)), "sub", "mask", e)
+        if attr == "dropna" and _one_subset(e) is not None and const(kw(e, "axis")) in (None, 0, "index"):
+            out = self.select(recv, ("null", _one_subset(e)), "not", "mask", e)  # the rows `df[df.c.isna()]` leaves
+            if const(kw(e, "inplace")) is True and isinstance(e.func.value, ast.Name):
+                self.assign(e.func.value, out, e)
+                return None
+            return out
         if attr == "query" and e.args:
             return self.select(recv, ("mask", text(e.args[0])), "sub", "mask", e)
         if attr == "drop" and (kw(e, "index") is not None or e.args and isinstance(e.args[0], ast.Attribute)
@@ -382,3 +388,11 @@ def _written_column(node: ast.AST) -> str | None:
     elif not isinstance(node.value, ast.Name):
         return None
     return sl.value if isinstance(sl, ast.Constant) and isinstance(sl.value, str) else None
+
+
+def _one_subset(e: ast.Call) -> str | None:
+    """The one column `dropna(subset=['c'])` (or `subset='c'`) tests."""
+    sub = kw(e, "subset")
+    if isinstance(sub, (ast.List, ast.Tuple)) and len(sub.elts) == 1:
+        sub = sub.elts[0]
+    return sub.value if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else None
