@@ -5,6 +5,8 @@ label columns (two tasks on the same rows) compete for nothing, while a label co
 
 from __future__ import annotations
 
+import pytest
+
 from jupyter_trainguard.engine import analyze_sources
 
 PRELUDE = """import numpy as np
@@ -151,6 +153,17 @@ def test_one_object_refitted_on_other_named_columns_by_a_helper_is_two_configura
               "    return mean_absolute_error(yte, model.predict(Xte[cols]))\nm = RandomForestRegressor()")
     assert compared(helper, "print(evaluate(['a', 'b'], m))", "print(evaluate(['a', 'b', 'c'], m))")
     assert not compared(helper, "print(evaluate(['a', 'b'], m))", "print(evaluate(['a', 'b'], m))")
+
+
+@pytest.mark.parametrize("loop", ["for name in models:", "for name in models.keys():", "for name in list(models):"])
+def test_models_taken_by_key_in_a_loop_over_the_dict_are_each_scored(loop: str) -> None:
+    from jupyter_trainguard.engine import analyze_sources as run
+    models = ("from sklearn.linear_model import Ridge\n"
+              "models = {'forest': RandomForestRegressor(), 'ridge': Ridge()}\n")
+    body = (f"{loop}\n    m = models[name]\n    m.fit(Xtr, ytr)\n"
+            "    print(name, mean_absolute_error(yte, m.predict(Xte)))")
+    found = [f for f in run([PRELUDE, models + body]).findings if f.rule_id == "LEAK005"]
+    assert found and found[0].evidence["models"] == ["RandomForestRegressor", "Ridge"]
 
 
 def test_models_taken_by_position_in_a_loop_over_their_count_are_several_configurations() -> None:

@@ -39,7 +39,7 @@ class Loops:
         self.note_loop(target, it_node)
         indexed = self.indexed_models(it_node, target)
         it = self.expr(it_node) if indexed is None else None
-        passes = self.loop_items(it) if indexed is None else indexed
+        passes = self.loop_items(it) if indexed is None else indexed[0]
         if passes and len(passes) > 1:
             self.loops.append((id(s), "models" if any(self.holds_obj(p) for p in passes) else "items",
                                len(passes)))
@@ -50,7 +50,7 @@ class Loops:
                 self.pass_stamp = stamp + ((id(s), i),)
                 self.assign(target, p if indexed is None else None, it_node)
                 if indexed is not None:  # `for i in range(len(models))`: `i` is that pass's position
-                    self.consts[target.id] = i
+                    self.consts[target.id] = indexed[1][i]
                 if keys:  # `for name, frame in parts.items()`: the name is that pass's key
                     self.consts[target.elts[0].id] = keys[i]
                 if words:  # `for phase in ['train', 'val']`: the name is that pass's word, and tests on it known
@@ -84,22 +84,45 @@ class Loops:
             self.loops.pop()
         self.block(s.orelse)
 
-    def indexed_models(self, it_node: ast.AST, target: ast.expr) -> list[Val | None] | None:
-        """`for i in range(len(models))` over a list or dict of models the analysis knows: one pass per model,
-        each reading its own (`list(models.values())[i]`), as a loop over the models themselves does."""
-        if not (isinstance(target, ast.Name) and isinstance(it_node, ast.Call) and
-                self.parsed.qualname(it_node.func) == "range" and it_node.args and not it_node.keywords):
+    def indexed_models(self, it_node: ast.AST, target: ast.expr) -> tuple[list, list] | None:
+        """A loop over the positions or keys of a list or dict of models the analysis knows (`for i in
+        range(len(models))`, `for name in models` / `models.keys()`): one pass per model, with the loop variable
+        known (position or key), so `list(models.values())[i]` or `models[name]` reads that pass's model, as a
+        loop over the models themselves does. (members, the loop variable's value on each pass)."""
+        if not isinstance(target, ast.Name):
+            return None
+        node = it_node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "sorted") \
+                and len(node.args) == 1:
+            node = node.args[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" and \
+                not node.args:
+            node = node.func.value
+        if isinstance(node, ast.Name):  # `for name in models`: a dict's keys
+            seq = self.env.get(node.id)
+            if seq is None or seq.kind != "seq" or not seq.keys:
+                return None
+            members, values = list(seq.keys.values()), list(seq.keys)
+        else:
+            seq = self.counted(it_node)
+            if seq is None:
+                return None
+            members = list(seq.items) if seq.items is not None else list((seq.keys or {}).values())
+            values = list(range(len(members)))
+        return (members, values) if len(members) > 1 and any(self.holds_obj(m) for m in members) else None
+
+    def counted(self, it_node: ast.AST) -> Val | None:
+        """The list or dict `range(len(models))` counts."""
+        if not (isinstance(it_node, ast.Call) and self.parsed.qualname(it_node.func) == "range" and it_node.args
+                and not it_node.keywords) or len(it_node.args) > 2:
             return None
         bound = it_node.args[-1]
-        if len(it_node.args) > 2 or len(it_node.args) == 2 and self.constant(it_node.args[0]) != 0 or not (
+        if len(it_node.args) == 2 and self.constant(it_node.args[0]) != 0 or not (
                 isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and
                 len(bound.args) == 1):
             return None
         seq = self.expr(bound.args[0])
-        if seq is None or seq.kind != "seq":
-            return None
-        members = list(seq.items) if seq.items is not None else list((seq.keys or {}).values())
-        return members if len(members) > 1 and any(self.holds_obj(m) for m in members) else None
+        return seq if seq is not None and seq.kind == "seq" else None
 
     def dict_keys(self, it_node: ast.AST, target: ast.expr, passes: int) -> list | None:
         """The keys of a dict the analysis knows, when a loop unpacks `(key, value)` from its `.items()`."""
