@@ -42,6 +42,13 @@ def test_the_test_part_only_predicted_still_counts_as_taken() -> None:
     assert not rules(SWEEP, "pred = m.predict(X_test)")
 
 
+def test_the_test_part_given_to_a_helper_the_analysis_cannot_follow_counts_as_taken() -> None:
+    """`show_results(final, X_test, y_test)` from another module may score them: the sweep is not the last word."""
+    final = ("from helpers import show_results\nfinal = LogisticRegression(C=1).fit(X_full, y_full)\n"
+             "show_results(final, X_test, y_test)")
+    assert not rules(SWEEP, final)
+
+
 def test_fold_parts_collected_in_lists_are_folds_not_one_split() -> None:
     folds = ("Xs, Vs, ys, vs = [], [], [], []\nfor k, (tr, te) in enumerate(KFold(5).split(X_train)):\n"
              "    Xs.append(X_train.iloc[tr]); Vs.append(X_train.iloc[te])\n"

@@ -131,6 +131,7 @@ class Calls:
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)
         if data:
+            self.touch(data)  # `show_results(model, X_test, y_test)` from another module: it may score them
             return self.derive(e, data)
         layers = graph_layers(args + list(kws.values()))  # `layers.concatenate([a, b])` in a functional model
         if layers:
@@ -176,6 +177,7 @@ class Calls:
 
     def unknown(self, e: ast.Call) -> Val | None:
         args, kws = self.arguments(e)
+        self.touch([a for a in args + list(kws.values()) if a is not None and a.is_data])
         return self.derive(e, args + list(kws.values()))
 
     def builtin(self, leaf: str, e: ast.Call, args: list, kws: dict) -> Val | None:

@@ -30,11 +30,13 @@ class Record(_Record):
     splits: list = factory(list)  # temporal.SplitUse: what each split divided, shuffled or not
     choices: list = factory(list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
     synthetic: set = factory(set)  # resampling keys of oversamplers that interpolate new rows (SMOTE, ADASYN)
+    touched: set = factory(set)  # selection steps of data given to calls the analysis cannot follow
 
     def __init__(self, fits: list[Fit] = FACTORY, evals: list[Eval] = FACTORY, selections: dict = FACTORY,
                  eval_sets: list = FACTORY, held_out_parts: list = FACTORY, torch_objects: list = FACTORY,
                  env: dict = FACTORY, derived: dict = FACTORY, supervised: list = FACTORY, reports: list = FACTORY,
-                 splits: list = FACTORY, choices: list = FACTORY, synthetic: set = FACTORY) -> None:
+                 splits: list = FACTORY, choices: list = FACTORY, synthetic: set = FACTORY,
+                 touched: set = FACTORY) -> None:
         self.fits = [] if fits is FACTORY else fits
         self.evals = [] if evals is FACTORY else evals
         self.selections = {} if selections is FACTORY else selections
@@ -48,6 +50,7 @@ class Record(_Record):
         self.splits = [] if splits is FACTORY else splits
         self.choices = [] if choices is FACTORY else choices
         self.synthetic = set() if synthetic is FACTORY else synthetic
+        self.touched = set() if touched is FACTORY else touched
 
 
 UNKNOWN = object()
@@ -224,6 +227,11 @@ class State:
                   loops=tuple((lid, kind) for lid, kind, _ in self.loops))
         self.rec.evals.append(ev)
         return ev
+
+    def touch(self, data: list) -> None:
+        """Rows given to a call the analysis cannot follow: that call may score them (a test part it takes is
+        not left untouched)."""
+        self.rec.touched.update(step for v in data for tok in v.rows for step in tok[1:])
 
     def note_choice(self, vals: list, node: ast.AST) -> None:
         """Scores used to pick something (max/argmax/sort, or compared with another score). A choice needs
