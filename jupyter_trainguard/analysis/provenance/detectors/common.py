@@ -147,8 +147,9 @@ def _held_side(rec, key: object, part: str) -> bool:
     last = _scored_last(rec, trained).get(key)
     if last is not None:
         return part == last
-    if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks)
-        return part in HELD_SIDE
+    if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks);
+        # a middle part (`train, val, test = random_split(ds, [a, b, c])`) is the last word when the test is untouched
+        return part in HELD_SIDE or part.startswith("part") and key not in _used_splits(rec)
     return any(k == key for k, _p in trained) or part in HELD_SIDE
 
 
@@ -158,7 +159,8 @@ def untouched_test_note(rec, rows: frozenset) -> str:
     for tok in rows:
         for key, part in tok[1:]:
             sel = rec.selections.get(key)
-            if sel is not None and sel.kind == "split" and part in TRAIN_SIDE and key not in _used_splits(rec):
+            if sel is not None and sel.kind == "split" and (part in TRAIN_SIDE or part.startswith("part")) and \
+                    key not in _used_splits(rec):
                 return (f" (the test part split off in {sel.site.where()} is never scored, so these validation "
                         f"scores are the ones the notebook reports)") if sel.site is not None else ""
     return ""

@@ -117,8 +117,9 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         if not final_test(rec, rows):
             continue  # a validation part (carved from training rows, or a middle part): comparing there is fine
         selected = selected_evaluations(rec) if selected is None else selected
-        if all(id(ev) in selected for ev in each):
-            continue  # every one of these scores is already shown driving a choice (LEAK004 names it)
+        if all(id(ev) in selected for ev in each) or len(objs) == 1 and any(id(ev) in selected for ev in each):
+            continue  # these scores are already shown driving a choice (LEAK004 names it): of one model, the
+            # choice's own result scored again (the best epoch's weights reloaded and scored on the same rows)
         last = evs[-1]
         shown = last.data.text()
         name = f"`{shown}`" if shown != "the data" else code(last.site)
