@@ -121,3 +121,9 @@ METRIC_WORDS = frozenset({"metric", "metrics", "score", "scores", "scoring", "ev
 def scores_by_name(leaf: str) -> bool:
     """`calculate_metrics`, `evaluateModel`, `print_scores`: a word of the function's name says it scores."""
     return bool(METRIC_WORDS & {w.lower() for w in re.split(r"_|(?<=[a-z])(?=[A-Z])", leaf)})
+
+
+def loads_by_name(leaf: str) -> bool:
+    """`pickle.load`, `read_table`, `yf.download`, `get_data`: a helper library's loader by name (new rows)."""
+    return leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data", "download",
+                    "DataReader") or leaf.startswith(("load_", "read_", "get_data", "fetch_"))

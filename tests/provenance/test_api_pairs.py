@@ -699,6 +699,18 @@ def test_data_downloaded_by_a_market_data_library_holds_rows() -> None:
     assert "LEAK001" not in _rule_ids(DOWNLOADED.format(prep=good))
 
 
+def test_a_download_bounded_by_the_dates_of_other_rows_learns_nothing_from_them() -> None:
+    """`yf.download(t, start=prices.index.min())`: the first and last dates only bound which new rows are fetched,
+    the way a literal date would; the rows fetched carry no statistic of the rows held out later."""
+    bounded = ("market = yf.download('^IDX', start=prices.index.min(), end=prices.index.max())\n"
+               "prices['m'] = market['Close'].pct_change()\n"
+               "X, y = prices[['Open', 'm']].values, prices['Close'].values\n"
+               "X_tr, X_te, y_tr, y_te = X[:200], X[200:], y[:200], y[200:]")
+    assert "LEAK001" not in _rule_ids(DOWNLOADED.format(prep=bounded))
+    scaled = bounded.replace("prices[['Open', 'm']].values", "MinMaxScaler().fit_transform(prices[['Open', 'm']])")
+    assert "LEAK001" in _rule_ids(DOWNLOADED.format(prep=scaled))
+
+
 def test_sklearn_shuffle_keeps_each_arrays_rows() -> None:
     """`shuffle(X_scaled, X, y)` reorders each array alike: the scaled and raw copies still hold the same rows,
     so the same seeded split of each holds out the same test rows, and models scored on either compete there."""

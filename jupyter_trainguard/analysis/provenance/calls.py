@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from ..names import DATE_WORD, label_says_holdout, role_from_name, scores_by_name
+from ..names import DATE_WORD, label_says_holdout, loads_by_name, role_from_name, scores_by_name
 from .api import ClassRow, builds_network, lookup_class, lookup_func
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
@@ -130,6 +130,8 @@ class Calls:
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)
+        if data and loads_by_name(leaf) and not any(a.rows for a in data):
+            return self.source(e, "read")  # `yf.download(t, start=df.index.min())`: a bound learns nothing of them
         if data:
             self.touch(data)  # `show_results(model, X_test, y_test)` from another module: it may score them
             return self.derive(e, data)
@@ -145,9 +147,7 @@ class Calls:
                 return positions
         if root in ("numpy", "pandas", "torch", "scipy", "random") and (leaf in RANDOM_DRAWS or root == "pandas"):
             return self.preallocated(leaf, e) or self.allocation(leaf, e)
-        if leaf in ("load", "loads", "read", "load_data", "get_data", "fetch", "query", "read_data", "download",
-                    "DataReader") or \
-                leaf.startswith(("load_", "read_", "get_data", "fetch_")):
+        if loads_by_name(leaf):
             return self.source(e, "read")  # pickle.load(f), a helper library's loader: data of unknown origin
         return None
 
@@ -397,3 +397,4 @@ class Calls:
         parts = tuple(self.select(src, key, p, "split", e) for p in names)
         self.rec.held_out_parts.extend(parts[1:])
         return Val("seq", items=parts, site=self.site(e))
+
