@@ -9,7 +9,8 @@ from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
 from .astutil import names_time, null_mask, text
-from .columns import KEEP_COLS
+from .columns import KEEP_COLS, strings
+from .rows import overlap
 from .values import Fit, Val
 
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
@@ -146,8 +147,10 @@ class Expressions:
             if base.obj.attrs is not None:
                 return base.obj.attrs.get(e.attr)
             if e.attr in SELECTOR_ATTRS and base.obj.fit is not None:
+                self.rank_read(base.obj.fit)
                 return Val("data", stats=frozenset({base.obj.fit}), site=self.site(e))  # columns chosen by a fit
             if e.attr in WEIGHT_ATTRS and base.obj.fit is not None and base.obj.fit.kind == "model":
+                self.rank_read(self.weights_of(base.obj.fit))
                 return Val("data", stats=frozenset({self.weights_of(base.obj.fit)}), site=self.site(e))
             return base if e.attr in OBJ_ATTRS_SAME else None
         if base.kind in ("func", "seq", "module"):
@@ -226,7 +229,27 @@ class Expressions:
         if out is not None and out.is_data:
             out = Val(**{f: getattr(out, f) for f in out.__slots__})  # a fresh value for its own column facts
             self.subscript_columns(base, out, e.slice, accessor)
+            if accessor is None and isinstance(e.slice, ast.List):
+                out.stats = out.stats | self.typed_after_ranking(base, e.slice)
         return out
+
+    def rank_read(self, fit: Fit) -> None:
+        """A ranking or importances read, unless a loop over rows or settings reads one per pass (a rolling
+        regression's slope as a feature is a value, not a choice of columns)."""
+        if all(kind == "models" for _id, kind, _n in self.loops):
+            self.ranked.append(fit)
+
+    def typed_after_ranking(self, base: Val, sl: ast.List) -> frozenset:
+        """`df[['a', 'b', 'c']]` written out after a selector's ranking or a model's importances over some of the
+        same rows were read (`RFE(lr).fit(X, y).ranking_` shown, then its top columns typed in): the columns are
+        the ranking's choice and carry what it learned from its rows."""
+        names = strings(sl)
+        if len(names) < 2 or len(names) != len(sl.elts) or not base.rows:
+            return frozenset()
+        found = frozenset(f for f in self.ranked if f.rows and overlap(f.rows, base.rows) is not None)
+        for f in found:
+            self.rec.typed.setdefault(id(f), self.site(sl))
+        return found
 
     def select_rows(self, base: Val, sl: ast.AST | None, accessor: str | None, e: ast.AST) -> Val:
         """The rows a subscript keeps: positional slices, fold indices and masks select; columns keep all."""

@@ -31,12 +31,13 @@ class Record(_Record):
     choices: list = factory(list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
     synthetic: set = factory(set)  # resampling keys of oversamplers that interpolate new rows (SMOTE, ADASYN)
     touched: set = factory(set)  # selection steps of data given to calls the analysis cannot follow
+    typed: dict = factory(dict)  # id of a ranking's fit -> the Site where columns were typed in after it was read
 
     def __init__(self, fits: list[Fit] = FACTORY, evals: list[Eval] = FACTORY, selections: dict = FACTORY,
                  eval_sets: list = FACTORY, held_out_parts: list = FACTORY, torch_objects: list = FACTORY,
                  env: dict = FACTORY, derived: dict = FACTORY, supervised: list = FACTORY, reports: list = FACTORY,
                  splits: list = FACTORY, choices: list = FACTORY, synthetic: set = FACTORY,
-                 touched: set = FACTORY) -> None:
+                 touched: set = FACTORY, typed: dict = FACTORY) -> None:
         self.fits = [] if fits is FACTORY else fits
         self.evals = [] if evals is FACTORY else evals
         self.selections = {} if selections is FACTORY else selections
@@ -51,6 +52,7 @@ class Record(_Record):
         self.choices = [] if choices is FACTORY else choices
         self.synthetic = set() if synthetic is FACTORY else synthetic
         self.touched = set() if touched is FACTORY else touched
+        self.typed = {} if typed is FACTORY else typed
 
 
 UNKNOWN = object()
@@ -72,6 +74,7 @@ class State:
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
         self.deferred: dict[int, tuple] = {}  # id of `delayed(f)(x)` -> (that node, the call `f(x)` it runs)
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
+        self.ranked: list[Fit] = []  # selectors' rankings and models' importances read so far
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
         self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there

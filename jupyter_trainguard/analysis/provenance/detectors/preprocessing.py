@@ -111,6 +111,9 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
             else:
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the very rows that "
                        f"{what} in {ev.site.where()} evaluates on")
+            typed = rec.typed.get(id(f))
+            if typed is not None:
+                how += f" (the columns written out in {typed.where()} follow what it ranked)"
             trail = path_text([("", f.site), ("split", split), ("", ev.site)])
             out.append(Leak(
                 "preprocessing", f.site,

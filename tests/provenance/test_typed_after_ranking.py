@@ -1,0 +1,59 @@
+"""Columns typed in by hand after a selector's ranking or a model's importances were read follow that ranking:
+when it was learned from rows that are later held out, the test rows' features were chosen with their own labels
+(the issue's "feature selection fitted on all rows whose chosen columns are written out later")."""
+
+from __future__ import annotations
+
+from jupyter_trainguard.engine import analyze_sources
+
+HEAD = """import pandas as pd
+from sklearn.feature_selection import RFE
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.metrics import accuracy_score
+df = pd.read_csv('wine.csv')
+X, y = df.drop(columns=['quality']), df['quality']"""
+TYPED = """X = df[['acidity', 'chlorides', 'density', 'ph']]
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+model = LogisticRegression().fit(X_tr, y_tr)
+print(accuracy_score(y_te, model.predict(X_te)))"""
+
+
+def _leaks(*cells: str) -> list:
+    return [f for f in analyze_sources([HEAD, *cells]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_columns_typed_after_an_rfe_ranking_on_every_row_carry_it() -> None:
+    ranked = "selector = RFE(LogisticRegression(), n_features_to_select=4).fit(X, y)\nprint(selector.ranking_)"
+    found = _leaks(ranked, TYPED)
+    assert [f.rule_id for f in found] == ["LEAK001"]
+    assert "RFE" in found[0].message or "selector" in found[0].message
+    assert "written out in cell 3" in found[0].message
+
+
+def test_columns_typed_after_importances_of_a_model_fitted_on_every_row_carry_them() -> None:
+    ranked = ("forest = RandomForestClassifier(random_state=0).fit(X, y)\n"
+              "print(pd.Series(forest.feature_importances_, index=X.columns).sort_values())")
+    assert [f.rule_id for f in _leaks(ranked, TYPED)] == ["LEAK001"]
+
+
+def test_a_ranking_learned_on_the_training_split_only_is_clean() -> None:
+    split = "X_a, X_b, y_a, y_b = train_test_split(X, y, random_state=0)"
+    ranked = "selector = RFE(LogisticRegression(), n_features_to_select=4).fit(X_a, y_a)\nprint(selector.ranking_)"
+    typed = ("cols = ['acidity', 'chlorides', 'density', 'ph']\nmodel = LogisticRegression().fit(X_a[['acidity', "
+             "'chlorides', 'density', 'ph']], y_a)\nprint(accuracy_score(y_b, model.predict(X_b[['acidity', "
+             "'chlorides', 'density', 'ph']])))")
+    assert not _leaks(split, ranked, typed)
+
+
+def test_typed_columns_with_no_ranking_read_choose_nothing() -> None:
+    fitted = "forest = RandomForestClassifier(random_state=0).fit(X, y)\nprint(forest.n_estimators)"
+    assert "LEAK001" not in [f.rule_id for f in _leaks(fitted, TYPED)]
+
+
+def test_a_slope_read_per_pass_of_a_rolling_regression_is_a_value_not_a_ranking() -> None:
+    rolling = ("slopes = []\nfor i in range(2, len(df)):\n"
+               "    lr = LinearRegression().fit(df[['acidity']].values[:i], y.values[:i])\n"
+               "    slopes.append(lr.coef_[0])")
+    assert "LEAK001" not in [f.rule_id for f in _leaks(rolling, TYPED)]
