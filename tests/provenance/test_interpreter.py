@@ -65,6 +65,20 @@ def test_fit_then_transform_through_an_alias_carries_the_fit():
     assert fit in rec.env["Z"].stats and rec.env["Z"].rows == rec.env["X"].rows
 
 
+def test_a_second_return_left_below_the_first_never_runs():
+    """`return feats` then `return models`: the function returns what its first return gives (the rest of the
+    block is dead code), so the selected features reach the caller, not the list of models."""
+    cells = ["from sklearn.feature_selection import RFE\nfrom sklearn.linear_model import LogisticRegression\n"
+             "import numpy as np\nX = np.load('x.npy')\ny = np.load('y.npy')",
+             "def select(X, y):\n    models = [LogisticRegression()]\n    feats = []\n    for m in models:\n"
+             "        feats.append(RFE(m, n_features_to_select=3).fit(X, y).transform(X))\n"
+             "    return feats\n    return models",
+             "for f in select(X, y):\n    LogisticRegression().fit(f, y)"]
+    rec = run(cells)
+    model_fits = [f for f in rec.fits if f.kind == "model" and f.cls.endswith("LogisticRegression")]
+    assert model_fits and any(s.cls.endswith("RFE") for f in model_fits for s in f.stats)
+
+
 def test_execution_order_when_it_is_a_feasible_replay():
     rec = run(["import numpy as np", "X = np.load('b.npy')", "X = np.load('a.npy')\nY = X"], counts=[1, 3, 2])
     assert rec.env["Y"].rows != rec.env["X"].rows and rec.env["X"].site.cell.index == 1

@@ -87,6 +87,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
     def block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:
             self.statement(s)
+            if isinstance(s, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                break  # what follows in this block never runs (a second `return` left below the first)
 
     def statement(self, s: ast.stmt) -> None:
         self.steps += 1
