@@ -57,3 +57,16 @@ def test_a_slope_read_per_pass_of_a_rolling_regression_is_a_value_not_a_ranking(
                "    lr = LinearRegression().fit(df[['acidity']].values[:i], y.values[:i])\n"
                "    slopes.append(lr.coef_[0])")
     assert "LEAK001" not in [f.rule_id for f in _leaks(rolling, TYPED)]
+
+
+def test_columns_dropped_by_name_after_a_ranking_leave_its_choice() -> None:
+    ranked = "selector = RFE(LogisticRegression(), n_features_to_select=4).fit(X, y)\nprint(selector.support_)"
+    rest = ("X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
+            "model = LogisticRegression().fit(X_tr, y_tr)\nprint(accuracy_score(y_te, model.predict(X_te)))")
+    assert [f.rule_id for f in _leaks(ranked, "X = X.drop(columns=['sugar', 'sulphates'])\n" + rest)] == ["LEAK001"]
+    in_place = "X.drop(['sugar', 'sulphates'], axis=1, inplace=True)\n" + rest
+    assert [f.rule_id for f in _leaks(ranked, in_place)] == ["LEAK001"]
+    assert not _leaks("print(X.shape)", in_place)  # no ranking read: a drop is only a drop
+    # dropping the label and an id column makes the feature table: it chooses nothing the ranking said
+    made = "X = df.drop(columns=['quality', 'id'])\n" + rest
+    assert "LEAK001" not in [f.rule_id for f in _leaks(ranked, made)]

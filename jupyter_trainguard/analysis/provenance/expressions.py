@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import names_time, null_mask, text
+from .astutil import const, kw, names_time, null_mask, text
 from .columns import KEEP_COLS, strings
 from .rows import overlap
 from .values import Fit, Val
@@ -238,6 +238,17 @@ class Expressions:
         regression's slope as a feature is a value, not a choice of columns)."""
         if all(kind == "models" for _id, kind, _n in self.loops):
             self.ranked.append(fit)
+
+    def typed_drop(self, recv: Val, out: Val, e: ast.Call) -> None:
+        """`df.drop(['a', 'b'], axis=1)` (in place or not) typed after a ranking was read: the columns kept are
+        its choice, as a typed list of the columns kept is."""
+        listed = kw(e, "columns") or (e.args[0] if e.args and const(kw(e, "axis")) in (1, "columns") else None)
+        if isinstance(listed, ast.List) and not self.label_names & set(strings(listed)):  # (dropping the label
+            # makes the feature table)
+            chosen = self.typed_after_ranking(recv, listed)
+            out.stats = out.stats | chosen
+            if const(kw(e, "inplace")) is True:
+                recv.stats = recv.stats | chosen
 
     def typed_after_ranking(self, base: Val, sl: ast.List) -> frozenset:
         """`df[['a', 'b', 'c']]` written out after a selector's ranking or a model's importances over some of the

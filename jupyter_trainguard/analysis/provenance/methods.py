@@ -332,6 +332,8 @@ class Methods:
         out = Val(recv.kind if recv.kind != "index" else "data", rows=recv.rows, stats=stats, site=self.site(e),
                   time=time,
                   evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
+        if attr == "drop":
+            self.typed_drop(recv, out, e)  # columns dropped by name after a ranking was read
         if self.method_columns(recv, out, attr, e):
             return None  # df.drop(columns=..., inplace=True)
         inplace = kw(e, "inplace")

@@ -75,6 +75,7 @@ class State:
         self.deferred: dict[int, tuple] = {}  # id of `delayed(f)(x)` -> (that node, the call `f(x)` it runs)
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
         self.ranked: list[Fit] = []  # selectors' rankings and models' importances read so far
+        self.label_names: set[str] = set()  # the columns fits were given as their labels
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
         self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
@@ -219,6 +220,8 @@ class State:
                   ylabel_only=data is not None and data.label and y is None,
                   data_name=data.text() if data is not None else "", data_site=data.site if data is not None else None)
         self.rec.fits.append(fit)
+        if y is not None and y.flabel:
+            self.label_names.add(y.flabel[1])
         return fit
 
     def supervised(self, node: ast.AST, cls: str, x: Val | None, y: Val | None) -> None:
