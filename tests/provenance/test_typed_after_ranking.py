@@ -70,3 +70,17 @@ def test_columns_dropped_by_name_after_a_ranking_leave_its_choice() -> None:
     # dropping the label and an id column makes the feature table: it chooses nothing the ranking said
     made = "X = df.drop(columns=['quality', 'id'])\n" + rest
     assert "LEAK001" not in [f.rule_id for f in _leaks(ranked, made)]
+
+
+def test_a_drop_of_columns_the_ranking_never_saw_makes_a_table_and_chooses_nothing() -> None:
+    """The ranking was fitted on the frame without its label; a later drop that names the label again (and an id)
+    rebuilds the feature table: it is not a choice among the ranked columns, whatever the label is called."""
+    ranked = ("grades = pd.read_csv('grades.csv')['grade'].values\n"
+              "selector = RFE(LogisticRegression(), n_features_to_select=4).fit(X, grades)\n"
+              "print(selector.ranking_)")
+    rest = ("feats = df.drop(columns=['quality', 'id'])\n"
+            "X_tr, X_te, y_tr, y_te = train_test_split(feats, y, random_state=0)\n"
+            "model = LogisticRegression().fit(X_tr, y_tr)\nprint(accuracy_score(y_te, model.predict(X_te)))")
+    assert "LEAK001" not in [f.rule_id for f in _leaks(ranked, rest)]
+    chosen = rest.replace("['quality', 'id']", "['sugar', 'sulphates']").replace("df.drop", "X.drop")
+    assert [f.rule_id for f in _leaks(ranked, chosen)] == ["LEAK001"]

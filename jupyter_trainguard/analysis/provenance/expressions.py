@@ -124,6 +124,7 @@ class Expressions:
             got = self.weights[id(fit)] = Fit("statistic", fit.cls, fit.rows, fit.stats, fit.site, obj=fit.obj,
                                                   data_name=fit.data_name)
             self.rec.fits.append(got)
+            self.fit_removed[id(got)] = self.fit_removed.get(id(fit))
         return got
 
     def list_arithmetic(self, e: ast.expr, vals: list) -> Val | None:
@@ -245,19 +246,21 @@ class Expressions:
         listed = kw(e, "columns") or (e.args[0] if e.args and const(kw(e, "axis")) in (1, "columns") else None)
         if isinstance(listed, ast.List) and not self.label_names & set(strings(listed)):  # (dropping the label
             # makes the feature table)
-            chosen = self.typed_after_ranking(recv, listed)
+            chosen = self.typed_after_ranking(recv, listed, set(strings(listed)))
             out.stats = out.stats | chosen
             if const(kw(e, "inplace")) is True:
                 recv.stats = recv.stats | chosen
 
-    def typed_after_ranking(self, base: Val, sl: ast.List) -> frozenset:
+    def typed_after_ranking(self, base: Val, sl: ast.List, dropped: set | None = None) -> frozenset:
         """`df[['a', 'b', 'c']]` written out after a selector's ranking or a model's importances over some of the
         same rows were read (`RFE(lr).fit(X, y).ranking_` shown, then its top columns typed in): the columns are
         the ranking's choice and carry what it learned from its rows."""
         names = strings(sl)
         if len(names) < 2 or len(names) != len(sl.elts) or not base.rows:
             return frozenset()
-        found = frozenset(f for f in self.ranked if f.rows and overlap(f.rows, base.rows) is not None)
+        found = frozenset(f for f in self.ranked if f.rows and overlap(f.rows, base.rows) is not None and
+                          not (dropped and dropped & (self.fit_removed.get(id(f)) or set())))  # (columns the
+        # ranking never saw, such as its label, dropped again: the feature table made, not a ranking's choice)
         for f in found:
             self.rec.typed.setdefault(id(f), self.site(sl))
         return found

@@ -76,6 +76,7 @@ class State:
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
         self.ranked: list[Fit] = []  # selectors' rankings and models' importances read so far
         self.label_names: set[str] = set()  # the columns fits were given as their labels
+        self.fit_removed: dict[int, frozenset | None] = {}  # id of a fit -> columns its data had dropped, if known
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
         self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
@@ -222,6 +223,7 @@ class State:
         self.rec.fits.append(fit)
         if y is not None and y.flabel:
             self.label_names.add(y.flabel[1])
+        self.fit_removed[id(fit)] = frozenset(data.fcols["removed"]) if data is not None and data.fcols else None
         return fit
 
     def supervised(self, node: ast.AST, cls: str, x: Val | None, y: Val | None) -> None:
