@@ -397,4 +397,3 @@ class Calls:
         parts = tuple(self.select(src, key, p, "split", e) for p in names)
         self.rec.held_out_parts.extend(parts[1:])
         return Val("seq", items=parts, site=self.site(e))
-
