@@ -84,3 +84,10 @@ def test_a_drop_of_columns_the_ranking_never_saw_makes_a_table_and_chooses_nothi
     assert "LEAK001" not in [f.rule_id for f in _leaks(ranked, rest)]
     chosen = rest.replace("['quality', 'id']", "['sugar', 'sulphates']").replace("df.drop", "X.drop")
     assert [f.rule_id for f in _leaks(ranked, chosen)] == ["LEAK001"]
+
+
+def test_the_message_names_the_typed_list_that_built_the_table_the_split_divides() -> None:
+    ranked = "selector = RFE(LogisticRegression(), n_features_to_select=4).fit(X, y)\nprint(selector.ranking_)"
+    shown = "print(df[['acidity', 'ph']].describe())"
+    found = [f for f in _leaks(ranked, shown, TYPED) if f.rule_id == "LEAK001"]
+    assert len(found) == 1 and "written out in cell 4" in found[0].message

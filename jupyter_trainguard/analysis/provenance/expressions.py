@@ -262,7 +262,7 @@ class Expressions:
                           not (dropped and dropped & (self.fit_removed.get(id(f)) or set())))  # (columns the
         # ranking never saw, such as its label, dropped again: the feature table made, not a ranking's choice)
         for f in found:
-            self.rec.typed.setdefault(id(f), self.site(sl))
+            self.rec.typed.setdefault(id(f), []).append(self.site(sl))
         return found
 
     def select_rows(self, base: Val, sl: ast.AST | None, accessor: str | None, e: ast.AST) -> Val:

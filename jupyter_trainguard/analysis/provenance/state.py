@@ -31,7 +31,7 @@ class Record(_Record):
     choices: list = factory(list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
     synthetic: set = factory(set)  # resampling keys of oversamplers that interpolate new rows (SMOTE, ADASYN)
     touched: set = factory(set)  # selection steps of data given to calls the analysis cannot follow
-    typed: dict = factory(dict)  # id of a ranking's fit -> the Site where columns were typed in after it was read
+    typed: dict = factory(dict)  # id of a ranking's fit -> the Sites where columns were typed in after its read
 
     def __init__(self, fits: list[Fit] = FACTORY, evals: list[Eval] = FACTORY, selections: dict = FACTORY,
                  eval_sets: list = FACTORY, held_out_parts: list = FACTORY, torch_objects: list = FACTORY,

@@ -111,7 +111,7 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
             else:
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the very rows that "
                        f"{what} in {ev.site.where()} evaluates on")
-            typed = rec.typed.get(id(f))
+            typed = _typed_before(rec.typed.get(id(f), []), split or ev.site)
             if typed is not None:
                 how += f" (the columns written out in {typed.where()} follow what it ranked)"
             trail = path_text([("", f.site), ("split", split), ("", ev.site)])
@@ -215,3 +215,10 @@ def synthesis_leaks(overlaps: list[Leak]) -> list[Leak]:
 
 def _step(step: dict, default: str) -> str:
     return f"`{step['code']}` (cell {step['cell']})" if step.get("code") else default
+
+
+def _typed_before(sites: list, until) -> object | None:
+    """Of the column lists typed after a ranking was read, the last one written before the split (or the
+    evaluation): the one that built the table the split divides."""
+    before = [s for s in sites if s.ran_at() <= until.ran_at()]
+    return before[-1] if before else (sites[0] if sites else None)
