@@ -8,7 +8,8 @@ value, which rows it holds and which rows its statistics were learned from.
   target leakage), `training` (torch loops, trainers), `carried` (networks that keep their weights over the folds
   of a loop), `temporal` (time order, splits), `declared` (splits a library declares: dataset parts, Keras
   subsets), `containers` (lists, dicts, allocated matrices, torch subsets), `files` (values written and read
-  back), `by_use` (names known by their use); `state` holds what it records
+  back), `by_use` (names known by their use), `ranked` (columns typed in after a ranking was read); `state` holds
+  what it records
 - `detectors/`: one module per leak type (preprocessing, overlap, multitest, selection, target)
 """
 

@@ -99,7 +99,6 @@ def regrouped(shape: list) -> bool:
     return len(dims) == 2 and all(isinstance(d, int) and not isinstance(d, bool) and d > 1 for d in dims)
 
 
-
 _NULL_TESTS = {"isna": True, "isnull": True, "notna": False, "notnull": False}
 
 

@@ -29,6 +29,7 @@ from .methods import Methods
 from .objects import Objects
 from .order import names_of, replay_order
 from .permutations import Permutations
+from .ranked import Rankings
 from .rows import unfilled
 from .state import UNKNOWN, Record, State
 from .temporal import TimeOrder
@@ -37,7 +38,8 @@ from .values import Val, joined
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, ByUse, Files, Declared, Loops, Comprehensions, CarriedWeights, Permutations, State):
+                  Forecasts, ByUse, Files, Declared, Loops, Comprehensions, CarriedWeights, Permutations, Rankings,
+                  State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
