@@ -91,3 +91,54 @@ def test_the_message_names_the_typed_list_that_built_the_table_the_split_divides
     shown = "print(df[['acidity', 'ph']].describe())"
     found = [f for f in _leaks(ranked, shown, TYPED) if f.rule_id == "LEAK001"]
     assert len(found) == 1 and "written out in cell 4" in found[0].message
+
+
+SPLIT_FIRST = "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)"
+SELECTED = "selector = RFE(LogisticRegression(), n_features_to_select=4).fit(X_tr, y_tr)"
+CROSS = "from sklearn.model_selection import cross_val_score"
+
+
+def test_columns_gathered_under_a_test_of_the_ranking_carry_it() -> None:
+    """`if selector.support_[i]: keep.append(col)` in a loop over the columns: the list is the ranking's choice, as
+    a comprehension over `zip(X.columns, selector.support_)` is; cross-validated over every row, the held-out folds
+    hold the rows the selector learned from."""
+    gathered = {
+        "positions dropped": ("drop = []\nfor i in range(len(selector.support_)):\n"
+                              "    if selector.support_[i] == False:\n        drop.append(i)\n"
+                              "feats = X.drop(X.columns[drop], axis=1)"),
+        "names kept": ("keep = []\nfor i, col in enumerate(X.columns):\n    if selector.support_[i]:\n"
+                       "        keep.append(col)\nfeats = X[keep]"),
+        "names dropped": ("drop = []\nfor col, kept in zip(X.columns, selector.support_):\n    if not kept:\n"
+                          "        drop.append(col)\nfeats = X.drop(drop, axis=1)"),
+        "by shape": ("keep = []\nfor i in range(X.shape[1]):\n    if selector.support_[i]:\n"
+                     "        keep.append(X.columns[i])\nfeats = X[keep]"),
+    }
+    scored = CROSS + "\nprint(cross_val_score(LogisticRegression(), feats, y, cv=5).mean())"
+    for name, cell in gathered.items():
+        found = _leaks(SPLIT_FIRST, SELECTED, cell, scored)
+        assert [f.rule_id for f in found] == ["LEAK001"], name
+        assert "training part of `train_test_split(X, y, random_state=0)` in cell 2" in found[0].message, name
+        assert "held-out folds include the rows it learned from" in found[0].message, name
+        # the same list used on the split's own parts: chosen on the training rows, scored on the test rows
+        clean = (cell.replace("feats = X", "feats_tr = X_tr").replace("X.columns", "X_tr.columns") +
+                 "\nfeats_te = X_te[list(feats_tr.columns)]\n"
+                 "model = LogisticRegression().fit(feats_tr, y_tr)\n"
+                 "print(accuracy_score(y_te, model.predict(feats_te)))")
+        assert not _leaks(SPLIT_FIRST, SELECTED, clean), name
+
+
+def test_a_selector_fitted_on_the_training_split_then_cross_validated_on_it_is_a_validation_warning() -> None:
+    """Cross-validating only the training part keeps the test part untouched: LEAK008 (a warning), not LEAK001."""
+    cell = ("keep = [c for c, kept in zip(X_tr.columns, selector.support_) if kept]\n" + CROSS +
+            "\nprint(cross_val_score(LogisticRegression(), X_tr[keep], y_tr, cv=5).mean())")
+    assert [f.rule_id for f in _leaks(SPLIT_FIRST, SELECTED, cell)] == ["LEAK008"]
+
+
+def test_a_test_of_a_value_inside_a_loop_over_rows_gathers_no_ranking() -> None:
+    """A rolling regression's slope tested per pass over the rows makes a signal, not a choice of columns."""
+    rolling = ("signals = []\nfor i in range(2, len(df)):\n"
+               "    lr = LinearRegression().fit(df[['acidity']].values[:i], y.values[:i])\n"
+               "    if lr.coef_[0] > 0:\n        signals.append(i)\n"
+               "feats = X.drop(X.columns[signals], axis=1)")
+    scored = CROSS + "\nprint(cross_val_score(LogisticRegression(), feats, y, cv=5).mean())"
+    assert "LEAK001" not in [f.rule_id for f in _leaks(rolling, scored)]

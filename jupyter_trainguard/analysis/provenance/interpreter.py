@@ -135,13 +135,17 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             self.loops.pop()
             self.block(s.orelse)
         elif isinstance(s, ast.If):
-            self.expr(s.test)
+            outer = self.ranked_guard
+            self.ranked_guard = outer | self.ranking_tested(self.expr(s.test))
             self.compared_scores(s.test)
             known = self.known_test(s.test)  # (`if VALID:` runs both branches: modes the author switches between)
-            if known is not False:
-                self.block(s.body)
-            if known is not True:
-                self.block(s.orelse)
+            try:
+                if known is not False:
+                    self.block(s.body)
+                if known is not True:
+                    self.block(s.orelse)
+            finally:
+                self.ranked_guard = outer
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             quiet = any(is_no_grad(item.context_expr) for item in s.items)
             for item in s.items:

@@ -65,6 +65,8 @@ class Loops:
             self.loops.pop()
         else:
             kind = "settings" if self.is_setting_iter(it_node, it) else "items"
+            if self.over_columns(it_node, it):
+                self.column_loops.add(id(s))
             if trains_directly(s.body, self.known_test):
                 kind = "train"
             elem = passes[0] if passes else (Val("pred" if it.kind == "pred" else "data", rows=it.rows,

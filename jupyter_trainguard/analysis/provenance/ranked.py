@@ -3,7 +3,8 @@
 A notebook shows a selector's ranking (`RFE(lr).fit(X, y).ranking_`, `SelectKBest(...).scores_`) or a model's
 importances, then types the top columns in (`df[['a', 'b', 'c']]`, `df.drop(columns=['d', 'e'])`). The list is
 the ranking's choice: the columns carry what it learned from its rows, so when those rows are later held out and
-scored, the test rows' features were chosen with their own labels (LEAK001, naming the typed list).
+scored, the test rows' features were chosen with their own labels (LEAK001, naming the typed list). A list filled
+under a test of the ranking (`if sel.support_[i]: keep.append(col)`) is its choice as well.
 """
 
 from __future__ import annotations
@@ -21,20 +22,56 @@ class Rankings:
 
     def rank_read(self, fit: Fit) -> None:
         """A ranking or importances read, unless a loop over rows or settings reads one per pass (a rolling
-        regression's slope as a feature is a value, not a choice of columns)."""
-        if all(kind == "models" for _id, kind, _n in self.loops):
+        regression's slope as a feature is a value, not a choice of columns); a loop over the columns reads it
+        column by column."""
+        if all(kind == "models" or lid in self.column_loops for lid, kind, _n in self.loops):
             self.ranked.append(fit)
+
+    def over_columns(self, it_node: ast.expr, it: Val | None) -> bool:
+        """A loop over column names or positions, not rows: `X.columns`, `zip(X.columns, sel.support_)`,
+        `range(len(X.columns))`, `range(X.shape[1])`."""
+        if it is not None and it.is_data and not it.rows:
+            return True
+        if not (isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Name) and it_node.func.id == "range"
+                and len(it_node.args) == 1):
+            return False
+        n = it_node.args[0]
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape" and \
+                const(n.slice) == 1:
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1 \
+                and not any(isinstance(c, ast.Call) for c in ast.walk(n.args[0])):  # (read again: nothing called)
+            v = self.expr(n.args[0])
+            return v is not None and v.is_data and not v.rows
+        return False
+
+    def ranking_tested(self, test: Val | None) -> frozenset:
+        """The rankings an `if` test reads (`if not selector.support_[i]:`): what its body appends, it chooses."""
+        if test is None or not test.is_data:
+            return frozenset()
+        return frozenset(f for f in test.all_stats if any(f is g for g in self.ranked))
+
+    def guarded_items(self, new: list) -> list:
+        """Items appended under a test of a ranking: names or positions of columns it chose, carrying it."""
+        if not self.ranked_guard:
+            return new
+        return [Val("data", stats=self.ranked_guard) if v is None else
+                v._replace(stats=v.stats | self.ranked_guard) if v.is_data and not v.rows else v for v in new]
 
     def typed_drop(self, recv: Val, out: Val, e: ast.Call) -> None:
         """`df.drop(['a', 'b'], axis=1)` (in place or not) typed after a ranking was read: the columns kept are
         its choice, as a typed list of the columns kept is."""
         listed = kw(e, "columns") or (e.args[0] if e.args and const(kw(e, "axis")) in (1, "columns") else None)
+        chosen: frozenset = frozenset()
         if isinstance(listed, ast.List) and not self.label_names & set(strings(listed)):  # (dropping the label
             # makes the feature table)
             chosen = self.typed_after_ranking(recv, listed, set(strings(listed)))
-            out.stats = out.stats | chosen
-            if const(kw(e, "inplace")) is True:
-                recv.stats = recv.stats | chosen
+        elif isinstance(listed, ast.Name) and (v := self.env.get(listed.id)) is not None and v.kind == "seq":
+            chosen = frozenset().union(*(i.stats for i in v.items or () if i is not None and i.is_data and
+                                         not i.rows))  # names gathered under a test of a ranking
+        out.stats = out.stats | chosen
+        if const(kw(e, "inplace")) is True:
+            recv.stats = recv.stats | chosen
 
     def typed_after_ranking(self, base: Val, sl: ast.List, dropped: set | None = None) -> frozenset:
         """`df[['a', 'b', 'c']]` written out after a selector's ranking or a model's importances over some of the

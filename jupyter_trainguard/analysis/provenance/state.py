@@ -75,6 +75,8 @@ class State:
         self.deferred: dict[int, tuple] = {}  # id of `delayed(f)(x)` -> (that node, the call `f(x)` it runs)
         self.weights: dict[int, Fit] = {}  # a model fit -> the statistic its importances/coefficients are
         self.ranked: list[Fit] = []  # selectors' rankings and models' importances read so far
+        self.ranked_guard: frozenset = frozenset()  # rankings an enclosing `if` tests (`if sel.support_[i]:`)
+        self.column_loops: set[int] = set()  # ids of loops over column names or positions, not rows
         self.label_names: set[str] = set()  # the columns fits were given as their labels
         self.fit_removed: dict[int, frozenset | None] = {}  # id of a fit -> columns its data had dropped, if known
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)

@@ -98,9 +98,15 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
                 what = f"the `{ev.method}` of {code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
             if ev.cv and within_training_split(rec, f.rows):
-                out.append(_validation_leak(rec, f, ev))
-                continue
-            if ev.cv:
+                if within_training_split(rec, ev.data.rows):
+                    out.append(_validation_leak(rec, f, ev))
+                    continue
+                split = _training_split(rec, f)
+                how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the training part of "
+                       f"{code(split)} in {split.where()}, and {code(ev.site)} (cross-validation) in "
+                       f"{ev.site.where()} splits rows beyond that part into folds: its held-out folds include the "
+                       f"rows it learned from, so")
+            elif ev.cv:
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the very rows that "
                        f"{code(ev.site)} (cross-validation) in {ev.site.where()} splits into folds: each held-out fold "
                        f"is scored with statistics learned from its own rows, so")
@@ -130,14 +136,19 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
     return out
 
 
+def _training_split(rec: Record, f: Fit) -> Site:
+    """The split whose training part a fit learned from (its rows all lie within one)."""
+    tok = min(f.rows, key=repr)
+    key = next(key for key, part in tok[1:] if part == "train" and
+               getattr(rec.selections.get(key), "kind", None) == "split")
+    return selection_site(rec.selections[key])
+
+
 def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
     """A transform fitted on the whole training split, then cross-validated (or searched) on it: each held-out
     fold carries statistics of its own rows, so the cross-validated score that chooses is optimistic; the test
     part the split kept aside never saw them."""
-    tok = min(f.rows, key=repr)
-    key = next(key for key, part in tok[1:] if part == "train" and
-               getattr(rec.selections.get(key), "kind", None) == "split")
-    split = selection_site(rec.selections[key])
+    split = _training_split(rec, f)
     trail = path_text([("split", split), ("", f.site), ("", ev.site)])
     return Leak(
         "validation", f.site,
