@@ -80,3 +80,56 @@ def test_rows_with_and_without_a_value_in_one_column_are_disjoint(labelled: str,
     assert "LEAK003" not in found and "LEAK007" not in found
     inplace = code.replace(f"known = {labelled}\n", "known = df.copy()\nknown.dropna(subset=['y'], inplace=True)\n")
     assert "LEAK003" not in {f.rule_id for f in analyze_sources([HEAD, inplace]).findings}
+
+
+CUTOFF = """train = df.loc[df.index < '2015-01-01']
+test = df.loc[{later}]
+X_train, y_train = train.drop(columns="y"), train["y"]
+X_test, y_test = test.drop(columns="y"), test["y"]"""
+
+STOPPED = """import xgboost as xgb
+reg = xgb.XGBRegressor(n_estimators=500, early_stopping_rounds=20)
+reg.fit(X_train, y_train, eval_set=[(X_train, y_train), (X_test, y_test)])
+print(reg.predict(X_test))"""
+
+
+@pytest.mark.parametrize("later", ["df.index >= '2015-01-01'", "'2015-01-01' <= df.index"])
+def test_the_two_sides_of_a_date_cutoff_split_the_table(later: str) -> None:
+    """`df[df.index < d]` / `df[df.index >= d]`: a time split; stopping on the later side chooses by it."""
+    split = CUTOFF.format(later=later)
+    found = [f for f in analyze_sources([HEAD, split, STOPPED]).findings if f.rule_id == "LEAK004"]
+    assert found and "X_test" in found[0].message
+    assert "LEAK005" in rules(split, COMPARE)
+    assert not rules(split, ONE)
+
+
+def test_a_scaler_fitted_on_the_earlier_side_and_scored_on_the_later_is_clean() -> None:
+    fitted = ("from sklearn.preprocessing import StandardScaler\nsc = StandardScaler().fit(X_train)\n"
+              "m = LogisticRegression().fit(sc.transform(X_train), y_train)\n"
+              "print(accuracy_score(y_test, m.predict(sc.transform(X_test))))")
+    assert not rules(CUTOFF.format(later="df.index >= '2015-01-01'"), fitted)
+    every = fitted.replace("fit(X_train)\n", "fit(df.drop(columns='y'))\n", 1)
+    assert "LEAK001" in rules(CUTOFF.format(later="df.index >= '2015-01-01'"), every)
+
+
+@pytest.mark.parametrize("scored, expected", [
+    ("df[df.year < 2015]", {"LEAK007"}),  # the same side again: the rows it was fitted on
+    ("df[2015 > df.year]", {"LEAK007"}),
+    ("df[df.year >= 2015]", set()),  # the other side
+    ("df[2015 <= df.year]", set()),
+])
+def test_one_bound_written_either_way_selects_the_same_sides(scored: str, expected: set) -> None:
+    code = ("a = df[df.year < 2015]\nm = LogisticRegression().fit(a.drop(columns='y'), a['y'])\n"
+            f"b = {scored}\nprint(m.score(b.drop(columns='y'), b['y']))")
+    assert rules(code) == expected
+
+
+def test_a_filter_is_not_named_as_the_split() -> None:
+    """A statistic learned before a filter and a random split: the message names the split that held the
+    evaluated rows out, not the filter that dropped short rows."""
+    code = ("df['age'] = df['age'].fillna(df['age'].mean())\nclean = df[~(df.n < 5)]\n"
+            "from sklearn.model_selection import train_test_split\n"
+            "X_train, X_test, y_train, y_test = train_test_split(clean.drop(columns='y'), clean['y'])\n"
+            "m = LogisticRegression().fit(X_train, y_train)\nprint(accuracy_score(y_test, m.predict(X_test)))")
+    leak = next(f for f in analyze_sources([HEAD, code]).findings if f.rule_id == "LEAK001")
+    assert "train_test_split" in leak.message.split("later holds out")[0]

@@ -121,3 +121,25 @@ def null_mask(node: ast.AST) -> tuple[tuple, str] | None:
         return None
     missing = _NULL_TESTS[node.func.attr] is not flip
     return ("null", name), "sub" if missing else "not"
+
+
+_BELOW, _ABOVE = (ast.Lt, ast.LtE), (ast.Gt, ast.GtE)
+_MIRROR = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def cutoff_mask(node: ast.AST) -> tuple[tuple, str] | None:
+    """A row mask that compares one value with a bound (`df.index < '2015-01-01'`, `df['year'] >= 2015`,
+    `df.kind == 'test'`): the selection key shared by the two sides of that bound, and the side it keeps ('sub':
+    below or equal, 'not': above or different). `df[df.date < d]` and `df[df.date >= d]` split one table."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return None
+    left, op, right = node.left, node.ops[0], node.comparators[0]
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        if type(op) not in _MIRROR:
+            return None  # `'a' in s`
+        left, right, op = right, left, _MIRROR[type(op)]()
+    if isinstance(op, _BELOW + _ABOVE):
+        return ("mask", f"{text(left)} <> {text(right)}"), "sub" if isinstance(op, _BELOW) else "not"
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        return ("mask", f"{text(left)} =/= {text(right)}"), "sub" if isinstance(op, ast.Eq) else "not"
+    return None

@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import names_time, null_mask, text
+from .astutil import cutoff_mask, names_time, null_mask, text
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -297,7 +297,7 @@ class Expressions:
             same.stats = same.stats | idx.stats
             return same
         if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
-            null = null_mask(sl)
+            null = null_mask(sl) or cutoff_mask(sl)
             if null is not None:  # `df[df.c.isna()]` / `df.dropna(subset=['c'])`: the two sides of one test
                 return self.select(base, null[0], null[1], "mask", e)
             if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert):

@@ -62,15 +62,19 @@ def _learned(f: Fit) -> bool:
     return f.kind in LEARNERS and not getattr(f, "vocab", False)
 
 
-def _split_of(rec: Record, pair: tuple, before: Site | None = None) -> Site | None:
+def _split_of(rec: Record, pair: tuple, before: Site | None = None, trained: frozenset = frozenset()) -> Site | None:
     """The selection that separated the evaluated rows from the rows the fit learned from (a split, slice, mask or
-    fold; a resampling on the way copies rows and separates nothing)."""
+    fold; a resampling on the way copies rows and separates nothing): the one whose other side the model trained
+    on (`trained`) first, then a split before a filter's other side (`df[df.n >= 5]` drops rows, holds none out)."""
     whole, part = pair
     if separating_step(whole, part) is None:
         return None
     steps = [(rec.selections.get(key), side) for key, side in part[len(whole):]]
     steps = [(sel, side) for sel, side in steps if sel is not None and sel.kind in SEPARATING]
+    sides = {step for tok in trained for step in tok[1:]}
     held = [sel for sel, side in steps if side not in KEPT_SIDES]  # (`X[:len(y)]` aligns; the split holds out)
+    held = [sel for sel, side in steps if any(k == sel.key and s != side for k, s in sides)] + held
+    held.sort(key=lambda sel: sel.kind == "mask" and not any(k == sel.key for k, _s in sides))
     return selection_site((held or [sel for sel, _side in steps] or [None])[0], before)
 
 
@@ -92,7 +96,7 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
                 continue
             pair = stable_overlap(f.rows, held, bounds)
             seen.add(id(f))
-            split = _split_of(rec, pair, ev.site)
+            split = _split_of(rec, pair, ev.site, ev.fit.rows if ev.fit is not None else frozenset())
             what = f"{code(ev.site)} (cross-validation)" if ev.cv else f"{code(ev.site)}"
             if ev.method in MONITORED:
                 what = f"the `{ev.method}` of {code(ev.site)}"
