@@ -95,3 +95,30 @@ def test_a_torch_network_trained_over_the_folds_without_a_new_one(loader: str) -
     assert [f.rule_id for f in leaks(TORCH.format(before="net = nn.Linear(2, 1)", inside="", loader=loader))] == \
         ["LEAK003"]
     assert leaks(TORCH.format(before="", inside="    net = nn.Linear(2, 1)\n", loader=loader)) == []
+
+
+NESTED = """import numpy as np
+from sklearn.model_selection import KFold
+from tensorflow.keras.layers import Dense, Input
+from tensorflow.keras.models import Model
+X, y = np.load("x.npy"), np.load("y.npy")
+def build(width):
+    inputs = Input(shape=(width,))
+    net = Model(inputs, Dense(1)(inputs))
+    net.compile(optimizer="adam", loss="mse")
+    return net
+def cross_validate(rate):
+    scores = []
+{before}    for tr, va in KFold(n_splits=5, shuffle=True, random_state=0).split(X):
+{inside}        model.fit(X[tr], y[tr], epochs=10)
+        scores.append(model.evaluate(X[va], y[va]))
+    return np.mean(scores)
+print(cross_validate(0.1))"""
+
+
+def test_a_builder_called_in_a_fold_loop_inside_a_function_builds_afresh() -> None:
+    """The builder runs inside a notebook function's loop: each fold gets a new network, called from the cells
+    through another function or not."""
+    assert not leaks(NESTED.format(before="", inside="        model = build(X.shape[1])\n"))
+    (leak,) = leaks(NESTED.format(before="    model = build(X.shape[1])\n", inside=""))
+    assert leak.rule_id == "LEAK003" and "built once, before the fold loop" in leak.message

@@ -73,10 +73,10 @@ def _resets(loop: ast.AST) -> bool:
 
 def _made_in(obj: Obj, inside: set[int]) -> bool:
     """The object was built in the loop: where it was made, or a call that made it there (a builder function
-    called in the loop body)."""
+    called in the loop body, itself perhaps inside a function the cells call)."""
     site = obj.site
     while site is not None:
-        if id(site.node) in inside:
+        if id(site.node) in inside or any(id(call.node) in inside for call in site.inner):
             return True
         site = site.via
     return False

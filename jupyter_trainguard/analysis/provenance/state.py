@@ -90,6 +90,7 @@ class State:
         s = site_of(self.cell, node)
         if self.call_sites:
             s.via = self.call_sites[0]
+            s.inner = tuple(self.call_sites[1:])
         return s
 
     def source(self, node: ast.AST | None, label: str = "src") -> Val:

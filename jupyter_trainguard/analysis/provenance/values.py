@@ -15,12 +15,13 @@ class Site:
     """A place in the notebook: cell, line (1-based in the cell's analysed code) and the code there (rendered
     only when a message needs it)."""
 
-    __slots__ = ("cell", "line", "_node", "_text", "via")
+    __slots__ = ("cell", "line", "_node", "_text", "via", "inner")
 
     def __init__(self, cell: object, line: int | None, text: str | None = None, node: ast.AST | None = None,
                  via: Site | None = None):
         self.cell, self.line, self._node, self._text = cell, line, node, text
         self.via = via  # inside a notebook function: the call (in the cells' own code) that ran it
+        self.inner: tuple = ()  # inside nested notebook functions: the calls below `via`, outermost first
 
     @property
     def text(self) -> str:
