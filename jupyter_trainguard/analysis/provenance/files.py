@@ -21,7 +21,11 @@ VALUE_FIRST = frozenset({("pickle", "dump"), ("dill", "dump"), ("joblib", "dump"
 PATH_FIRST = frozenset({("numpy", "save"), ("numpy", "savetxt"), ("scipy", "save_npz")})
 # methods writing their receiver to the file named by their first argument
 WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", "to_json", "to_excel", "to_hdf",
-                             "save", "save_model", "dump"})
+                             "save", "save_model", "dump", "save_weights"})
+WEIGHTS_OUT = frozenset({"state_dict", "get_weights"})  # a network's weights: they stand for the trained network
+WEIGHTS_IN = frozenset({"load_state_dict", "set_weights", "load_weights"})
+COPIES = frozenset({("shutil", "copy"), ("shutil", "copyfile"), ("shutil", "copy2"), ("shutil", "move"),
+                    ("os", "rename"), ("os", "replace")})  # (source, destination): the file's content moves
 
 
 class Files:
@@ -51,18 +55,37 @@ class Files:
             self.wrote(self.file_path(e.args[1]), self.expr(e.args[0]))
         elif (root, leaf) in PATH_FIRST and len(e.args) >= 2:
             self.wrote(self.file_path(e.args[0]), self.expr(e.args[1]))
+        elif (root, leaf) in COPIES and len(e.args) >= 2:
+            self.wrote(self.file_path(e.args[1]), self.written.get(self.file_path(e.args[0]) or ""))
         else:
             return None
         return (None,)
 
-    def written_by_method(self, recv: Val, attr: str, e: ast.Call) -> bool:
-        """`df.to_csv('clean.csv')`, `model.save('m.h5')`: the receiver is what the file holds."""
-        if attr not in WRITING_METHODS:
-            return False
-        path = self.file_path(path_arg(e))
+    def file_method(self, recv: Val, attr: str, e: ast.Call) -> tuple | None:
+        """`df.to_csv('clean.csv')`, `model.save('m.h5')`: the receiver is what the file holds. A network's weights
+        (`model.state_dict()`) stand for the network; loaded into another network (`net.load_state_dict(
+        torch.load('best.pt'))` of a file the notebook wrote them to) they make it that trained network. `(what the
+        call returns,)` when the call is one of these, else None."""
+        if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_OUT:
+            return (recv,)
+        if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_IN:
+            return (None,) if self.weights_loaded(recv.obj, attr, e) else None
+        path = self.file_path(path_arg(e)) if attr in WRITING_METHODS else None
         if path is None or not (recv.is_data or recv.kind == "obj"):
-            return False
+            return None
         self.wrote(path, recv)
+        return (None,)
+
+    def weights_loaded(self, obj: Obj, attr: str, e: ast.Call) -> bool:
+        """`net.load_state_dict(weights)`: the network takes the fit of the network the weights came from."""
+        if not e.args:
+            return False
+        path = self.file_path(e.args[0]) if attr == "load_weights" else None
+        got = self.written.get(path) if path is not None else self.expr(e.args[0])
+        src = got.obj if got is not None and got.kind == "obj" else None
+        if src is None or src is obj or src.fit is None:
+            return False
+        obj.fit = src.fit
         return True
 
     def wrote(self, path: str | None, v: Val | None) -> None:

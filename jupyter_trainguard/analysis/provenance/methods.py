@@ -59,8 +59,8 @@ class Methods:
     """Mixin: method calls."""
 
     def method(self, recv: Val, attr: str, e: ast.Call) -> Val | None:
-        if self.written_by_method(recv, attr, e):
-            return None
+        if (done := self.file_method(recv, attr, e)) is not None:  # a file written, a network's weights saved/loaded
+            return done[0]
         if recv.kind == "obj":
             return self.obj_method(recv, attr, e)
         args, kws = self.arguments(e)

@@ -90,7 +90,7 @@ class Objects:
             obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
             self.call_method(Val("obj", obj=obj, site=self.site(e)), "__init__", e, args, kws)
             held = [v for v in (obj.attrs or {}).values() if v is not None and v.is_data]
-            return self.derive(e, args + list(kws.values()) + held) or self.source(e)
+            return self.derive(e, args + list(kws.values()) + held) or self.source(e, "read")  # reads its files
         else:
             obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
             inst = Val("obj", obj=obj, site=self.site(e))

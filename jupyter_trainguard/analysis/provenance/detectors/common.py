@@ -287,9 +287,10 @@ def _no_training_side(rec, tok: tuple) -> bool:
 
 def _held_file(rec, rows: frozenset, excluded: set) -> frozenset | None:
     """The sources these rows were read or built from, when each was read or built on its own (not trained on,
-    never split): a labelled test file, or a test matrix stacked from features extracted apart."""
+    never split): a labelled test file or folder (`ImageFolder('data/test')`), or a test matrix stacked from
+    features extracted apart."""
     roots = frozenset(tok[0] for tok in rows)
-    if not roots or any(root[0] not in ("read", "made", "used") or root in excluded for root in roots):
+    if not roots or any(root[0] not in ("read", "made", "used", "declared") or root in excluded for root in roots):
         return None
     return roots if all(_no_training_side(rec, tok) for tok in rows) else None
 
