@@ -12,6 +12,10 @@ from .values import Val
 # the validation subset is the held-out side of the split, as `train_test_split`'s second part is: a validation set
 # when a labelled test set of its own is scored after it, else the final test rows
 KERAS_SUBSETS = {"training": "train", "validation": "test"}
+# torchvision datasets whose part is `train=True` (or `split="train"`) unless the call says otherwise: `MNIST(root)`
+# is the training part, never the test part `MNIST(root, train=False)` holds
+TRAIN_BY_DEFAULT = frozenset({"MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST", "CIFAR10", "CIFAR100", "USPS",
+                              "SVHN", "STL10", "Flowers102", "Food101", "GTSRB", "DTD", "StanfordCars", "CelebA"})
 
 
 class Declared:
@@ -19,8 +23,12 @@ class Declared:
 
     def declared_split(self, e: ast.Call, args: list, kws: dict) -> Val:
         """A library dataset whose split is declared (`MNIST(train=False)`, `load_dataset(split="test")`)."""
-        train = kw(e, "train")
-        split = const(kw(e, "split"))
+        leaf = self.parsed.qualname(e.func).rsplit(".", 1)[-1]
+        default = leaf in TRAIN_BY_DEFAULT and self.parsed.qualname(e.func).startswith("torchvision.")
+        pos = e.args[1] if default and len(e.args) > 1 else None  # `MNIST(root, False)`, `SVHN(root, "test")`
+        train = kw(e, "train") or (pos if isinstance(const(pos), bool) else None)
+        split = const(kw(e, "split")) or (const(pos) if isinstance(const(pos), str) else None) or \
+            ("train" if default and train is None and pos is None else None)
         part = None
         if isinstance(train, ast.Constant):
             part = "train" if train.value else "test"
