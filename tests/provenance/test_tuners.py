@@ -122,3 +122,17 @@ def test_an_objective_bound_to_its_data_by_partial_or_lambda_is_run_per_trial(bo
 
     assert picks("Xte", "yte")
     assert not picks("Xval", "yval")
+
+
+LAZY = "from lazypredict.Supervised import {cls}\nzoo = {cls}(verbose=0, ignore_warnings=True)\n" \
+       "models, predictions = zoo.fit({args})\nprint(models.head())"
+
+
+@pytest.mark.parametrize("cls", ["LazyClassifier", "LazyRegressor"])
+def test_a_zoo_of_models_ranked_on_the_test_rows_picks_by_them(cls: str) -> None:
+    """lazypredict fits every model on the first pair and ranks them by their scores on the second."""
+    found = [f for f in analyze_sources([PRELUDE, LAZY.format(cls=cls, args="Xtr, Xte, ytr, yte")]).findings
+             if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in found] == ["LEAK004"] and "ranking of many models" in found[0].message
+    on_val = LAZY.format(cls=cls, args="Xfit, Xval, yfit, yval")
+    assert not [f for f in analyze_sources([PRELUDE, on_val, FINAL]).findings if f.rule_id.startswith("LEAK")]

@@ -2,7 +2,8 @@
 value, which rows it holds and which rows its statistics were learned from.
 
 - `rows`: the row lattice (tokens, overlap, containment); `values`: abstract values, fits and evaluations
-- `api/`: the declarative table of library calls, one module per library
+- `api/`: the declarative table of library calls, one module per library (`model_zoo`: libraries ranking many
+  models in one call)
 - `interpreter` runs the cells in `order`; its parts: `expressions`, `calls`, `objects` (constructors, notebook
   classes), `functions` (notebook functions), `loops`, `comprehensions`, `methods`, `columns` (frame columns, for
   target leakage), `training` (torch loops, trainers), `carried` (networks that keep their weights over the folds

@@ -101,12 +101,7 @@ class Methods:
                 self.trainer_fit(obj, e, args, kws)
             return None
         if obj.role == "tuner":
-            if attr == "search" and kws.get("validation_data") is not None:
-                self.rec.eval_sets.append((obj, kws["validation_data"], self.site(e), "validation_data", True))
-            if attr in ("get_best_models", "build"):  # the network of the best settings (`tuner.hypermodel.build`)
-                net = Val("obj", obj=Obj(f"{obj.cls}.best_model", "model", self.site(e)), site=self.site(e))
-                return Val("seq", items=(net,), site=self.site(e)) if attr == "get_best_models" else net
-            return None
+            return self.tuner_call(obj, attr, e, args, kws)
         if obj.role in ("loss", "config"):
             return None
         if attr == "flow_from_directory":  # images read from a folder: rows of their own (a `subset` of them)

@@ -141,6 +141,21 @@ class Training:
             at = model.obj.fit.site if model is not None and model.kind == "obj" and model.obj.fit else self.site(e)
             self.rec.eval_sets.append((obj, val, at, "val_dataloaders", obj.early))
 
+    def tuner_call(self, obj: Obj, attr: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """keras-tuner's `search(validation_data=...)` and lazypredict's `fit(X_train, X_test, y_train, y_test)`:
+        the held-out data chooses the settings or the model; `get_best_models()`/`hypermodel.build()` give the
+        network of the best settings."""
+        if attr == "search" and kws.get("validation_data") is not None:
+            self.rec.eval_sets.append((obj, kws["validation_data"], self.site(e), "validation_data", True))
+        held = [args[i] if len(args) > i else kws.get(k) for i, k in ((1, "X_test"), (3, "y_test"))]
+        if attr == "fit" and obj.cls.startswith("lazypredict.") and held[0] is not None:
+            pair = Val("seq", items=tuple(held), site=self.site(e))
+            self.rec.eval_sets.append((obj, pair, self.site(e), "X_test, y_test", True))
+        if attr in ("get_best_models", "build"):  # the network of the best settings (`tuner.hypermodel.build`)
+            net = Val("obj", obj=Obj(f"{obj.cls}.best_model", "model", self.site(e)), site=self.site(e))
+            return Val("seq", items=(net,), site=self.site(e)) if attr == "get_best_models" else net
+        return None
+
     @staticmethod
     def early_config(e: ast.Call) -> bool:
         """`TrainingArguments(load_best_model_at_end=True)` / `Trainer(callbacks=[EarlyStopping()])`."""

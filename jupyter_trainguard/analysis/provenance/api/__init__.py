@@ -12,6 +12,7 @@ from . import (
     feature_engine_api,
     forecasting,
     keras,
+    model_zoo,
     numpy_api,
     pandas_api,
     sklearn,
@@ -21,7 +22,7 @@ from . import (
 from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
-           feature_engine_api)
+           feature_engine_api, model_zoo)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")
