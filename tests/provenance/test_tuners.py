@@ -136,3 +136,28 @@ def test_a_zoo_of_models_ranked_on_the_test_rows_picks_by_them(cls: str) -> None
     assert [f.rule_id for f in found] == ["LEAK004"] and "ranking of many models" in found[0].message
     on_val = LAZY.format(cls=cls, args="Xfit, Xval, yfit, yval")
     assert not [f for f in analyze_sources([PRELUDE, on_val, FINAL]).findings if f.rule_id.startswith("LEAK")]
+
+
+SEARCH_ALL = """from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier
+grid = {{"max_depth": range(1, 10), "min_samples_leaf": [1, 2, 4]}}
+search = GridSearchCV(DecisionTreeClassifier(), param_grid=grid, cv=5).fit({rows})
+print(search.best_params_)"""
+TYPED_IN = "tree = {made}.fit(Xtr, ytr)\nprint(accuracy_score(yte, tree.predict(Xte)))"
+
+
+@pytest.mark.parametrize("rows, made, leaks", [
+    ("X, y", "DecisionTreeClassifier(max_depth=6, min_samples_leaf=4)", True),
+    ("Xtr, ytr", "DecisionTreeClassifier(max_depth=6, min_samples_leaf=4)", False),  # searched on training rows
+    ("X, y", "DecisionTreeClassifier()", False),  # the scored tree takes none of the searched settings
+    ("X, y", "RandomForestClassifier(max_depth=6)", False),  # another estimator than the one searched
+])
+def test_settings_searched_over_every_row_and_typed_into_the_scored_model(rows: str, made: str, leaks: bool) -> None:
+    """A search cross-validated over rows that include the test part chose the settings that are then typed by
+    hand into the model scored on that part: the test rows helped choose them."""
+    found = [f for f in analyze_sources([PRELUDE, SEARCH_ALL.format(rows=rows), TYPED_IN.format(made=made)]).findings
+             if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in found] == (["LEAK004"] if leaks else [])
+    if leaks:
+        assert "typed in by hand" in found[0].message and "`DecisionTreeClassifier`" in found[0].message
+        assert found[0].location.cell == 1

@@ -35,6 +35,9 @@ class Objects:
         if q.rsplit(".", 1)[-1] in ("ColumnTransformer", "make_column_transformer"):
             parts = _inner_objs(args + list(kws.values()))  # one-hot columns beside passed-through ones learn no value
             obj.vocab = bool(parts) and all(getattr(o, "vocab", False) or o.role == "stateless" for o in parts)
+        if row.role == "search":
+            obj.tunes = _grid_keys(e.args[1] if len(e.args) > 1 else kw(e, "param_grid") or
+                                       kw(e, "param_distributions"), self.bound_nodes)
         if row.role in ("pipeline", "search"):
             flat = _inner_objs(args + list(kws.values()))
             if flat:
@@ -159,6 +162,16 @@ def layer_objs(vals: list) -> list:
             if v is not None and v.kind in ("seq", "graph") else ()
         out += [m.obj for m in members if m is not None and m.kind == "obj" and m.obj.role == "transformer"]
     return out
+
+
+def _grid_keys(node: ast.AST | None, bound: dict) -> frozenset:
+    """The settings a search grid varies: the string keys of its dict (or list of dicts), a name bound to one
+    followed; a pipeline step's prefix dropped (`model__max_depth` is `max_depth`)."""
+    if isinstance(node, ast.Name) and isinstance(bound.get(node.id), ast.expr):
+        node = bound[node.id]
+    dicts = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    return frozenset(k.value.rsplit("__", 1)[-1] for d in dicts if isinstance(d, ast.Dict) for k in d.keys
+                     if isinstance(k, ast.Constant) and isinstance(k.value, str))
 
 
 def _inner_objs(vals: list) -> list:

@@ -110,11 +110,13 @@ class Obj(Record, eq=False):
     learned: Fit | None = None  # an estimator fitted without labels: the statistics its outputs carry
     layers: tuple = ()  # preprocessing layers inside a network (`Sequential([norm, ...])`), adapted on their own
     version: int = 0  # bumped by `set_params`: fits after it train another configuration
+    tunes: frozenset = frozenset()  # a search: the settings its grid varies (`max_depth`, `model__C` as `C`)
 
     def __init__(self, cls: str, role: str, site: Site, fit: Fit | None = None, bound: tuple | None = None,
                  inner: Obj | None = None, multi: int = 1, early: bool = False, attrs: dict | None = None,
                  cls_node: object = None, mode: str = "train", shuffle: bool = False,
-                 learned: Fit | None = None, layers: tuple = (), version: int = 0) -> None:
+                 learned: Fit | None = None, layers: tuple = (), version: int = 0,
+                 tunes: frozenset = frozenset()) -> None:
         self.cls = cls
         self.role = role
         self.site = site
@@ -130,6 +132,7 @@ class Obj(Record, eq=False):
         self.learned = learned
         self.layers = layers
         self.version = version
+        self.tunes = tunes
 
 
 class Eval(Record, eq=False):

@@ -5,6 +5,8 @@ loop scored on them. Validation data without a callback that selects is not a ch
 
 from __future__ import annotations
 
+import ast
+
 from ..rows import covered, overlap
 from ..state import Record
 from .common import (
@@ -54,6 +56,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
                             f"{code(fit.site)} in {fit.site.where()} searches hyperparameters on the held-out rows"
                             f"{untouched_test_note(rec, fit.rows)}.",
                             evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
+    out += _searched_over_test_rows(rec)
     merged: dict[frozenset, list] = {}  # several choices read the same scores (keep the best, step a scheduler)
     for site, evs in choices:
         merged.setdefault(frozenset(id(ev) for ev in evs), []).append((site, evs))
@@ -69,6 +72,38 @@ def selection_leaks(rec: Record) -> list[Leak]:
                         evidence={"choice": step_text(site), "evaluation": step_text(ev_site),
                                   "also": [step_text(s) for s, _ in group[1:]]}))
     return out
+
+
+def _searched_over_test_rows(rec: Record) -> list[Leak]:
+    """A search cross-validated over rows that include the final test rows, then a model of the estimator it tuned
+    scored on those rows: the test rows' folds helped choose its settings (`GridSearchCV(tree).fit(X, y)`, the best
+    settings typed into `DecisionTreeClassifier(max_depth=6)`, scored on a split of X)."""
+    out = []
+    for fit in rec.fits:
+        inner = fit.obj.inner if fit.obj is not None and fit.obj.role == "search" else None
+        if inner is None or not fit.rows or final_test(rec, fit.rows):
+            continue
+        ev = next((ev for ev in rec.evals if ev.scored and not ev.cv and ev.obj is not None and ev.obj is not fit.obj
+                   and ev.obj.cls == inner.cls and _set_by_hand(ev.obj) & fit.obj.tunes and
+                   ev.site.ran_at() > fit.site.ran_at() and final_test(rec, ev.data.rows) and
+                   covered(ev.data.rows, fit.rows)), None)
+        if ev is None:
+            continue
+        est = inner.cls.rsplit(".", 1)[-1]
+        out.append(Leak("selection", fit.site,
+                        f"{code(fit.site)} in {fit.site.where()} searches the settings of `{est}` by cross-validation "
+                        f"over rows that include the held-out rows `{ev.data.text()}`, and {code(ev.site)} in "
+                        f"{ev.site.where()} then scores a `{est}` with settings typed in by hand on them: the test "
+                        f"rows helped choose those settings{untouched_test_note(rec, ev.data.rows)}.",
+                        evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site),
+                                  "evaluation": step_text(ev.site)}))
+    return out
+
+
+def _set_by_hand(obj) -> set[str]:
+    """The settings an estimator's constructor sets by keyword (`DecisionTreeClassifier(max_depth=6)`)."""
+    node = obj.site.node if obj.site is not None else None
+    return {k.arg for k in node.keywords if k.arg} if isinstance(node, ast.Call) else set()
 
 
 def _stopped_on_scored_fold(rec: Record, obj, v, site) -> Leak | None:
