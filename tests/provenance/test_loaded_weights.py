@@ -115,3 +115,18 @@ print(other.evaluate({scored}))"""
 def test_keras_weights_saved_and_loaded_by_path() -> None:
     assert "LEAK007" in rules(KERAS.format(scored="X_train, y_train"))
     assert rules(KERAS.format(scored="X_test, y_test")) == []
+
+
+def test_weights_restored_from_a_snapshot_taken_before_training_reset_the_network() -> None:
+    """`init = copy of net.state_dict()` before any training, restored after a first run on every row: the network
+    starts again, so its later training on the training part alone is what the test score measures."""
+    setup = TORCH_HEAD.format(**FOLDERS)
+    everything = ("init = model.state_dict()\nfull_loader = DataLoader(train_full, batch_size=32)\n"
+                  "for x, y in full_loader:\n    opt.zero_grad()\n    loss_fn(model(x), y).backward()\n"
+                  "    opt.step()\n")
+    scored = ("model.eval()\ncorrect = 0\nwith torch.no_grad():\n    for x, y in val_loader:\n"
+              "        correct += (model(x).argmax(1) == y).sum().item()\nprint('accuracy', correct / 100)")
+    again = ("model.train()\nfor x, y in train_loader:\n    opt.zero_grad()\n    loss_fn(model(x), y).backward()\n"
+             "    opt.step()\n")
+    assert "LEAK003" in rules(setup, everything, again, scored)  # it goes on from what every row taught it
+    assert rules(setup, everything, "model.load_state_dict(init)\n" + again, scored) == []

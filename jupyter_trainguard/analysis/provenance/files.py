@@ -66,8 +66,9 @@ class Files:
         (`model.state_dict()`) stand for the network; loaded into another network (`net.load_state_dict(
         torch.load('best.pt'))` of a file the notebook wrote them to) they make it that trained network. `(what the
         call returns,)` when the call is one of these, else None."""
-        if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_OUT:
-            return (recv,)
+        if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_OUT:  # a snapshot: the fit it has now
+            return (Val("obj", obj=Obj(recv.obj.cls, recv.obj.role, recv.obj.site, fit=recv.obj.fit),
+                        site=self.site(e)),)
         if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_IN:
             return (None,) if self.weights_loaded(recv.obj, attr, e) else None
         path = self.file_path(path_arg(e)) if attr in WRITING_METHODS else None
@@ -77,15 +78,16 @@ class Files:
         return (None,)
 
     def weights_loaded(self, obj: Obj, attr: str, e: ast.Call) -> bool:
-        """`net.load_state_dict(weights)`: the network takes the fit of the network the weights came from."""
+        """`net.load_state_dict(weights)`: the network takes the fit of the network the weights came from, as it
+        was when they were taken (`init = net.get_weights()` before training, restored later: no fit)."""
         if not e.args:
             return False
         path = self.file_path(e.args[0]) if attr == "load_weights" else None
         got = self.written.get(path) if path is not None else self.expr(e.args[0])
         src = got.obj if got is not None and got.kind == "obj" else None
-        if src is None or src is obj or src.fit is None:
+        if src is None or src is obj:
             return False
-        obj.fit = src.fit
+        obj.fit = src.fit  # (None: the weights of a snapshot taken before any training, a reset)
         return True
 
     def wrote(self, path: str | None, v: Val | None) -> None:
