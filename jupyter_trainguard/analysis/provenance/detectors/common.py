@@ -357,13 +357,12 @@ MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "e
                        "val_dataloaders"})
 
 
-def _inputs(v: Val | None) -> list[Val]:
-    """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame."""
-    if v is not None and v.kind == "seq" and v.items and all(i is not None and i.kind == "seq" for i in v.items):
-        pairs = v.items
-    else:
-        pairs = (v,)
-    return [d for d in map(first_data, pairs) if d is not None]
+def _inputs(v: Val | None, kwarg: str = "") -> list[Val]:
+    """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame;
+    LightGBM's `valid_sets=[dtrain, dvalid]` lists datasets that each hold their labels."""
+    listed = v is not None and v.kind == "seq" and bool(v.items) and (kwarg == "valid_sets" or all(
+        i is not None and i.kind == "seq" for i in v.items))
+    return [d for d in map(first_data, v.items if listed else (v,)) if d is not None]
 
 
 def eval_set_evals(rec: Recorded, exact: bool = False) -> list[Eval]:
@@ -377,7 +376,7 @@ def eval_set_evals(rec: Recorded, exact: bool = False) -> list[Eval]:
     for obj, v, site, kwarg, _early in rec.eval_sets:
         fit = own.get(id(site)) or fits.get(id(site.node))
         if fit is not None or not exact:
-            out += [Eval(obj, fit, data, kwarg, site, scored=True) for data in _inputs(v)]
+            out += [Eval(obj, fit, data, kwarg, site, scored=True) for data in _inputs(v, kwarg)]
     return out
 
 

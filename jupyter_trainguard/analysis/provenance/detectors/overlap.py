@@ -7,6 +7,7 @@ from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable
 from ..state import Record
 from ..values import TRAIN_FORWARD, Eval, Site
 from .common import (
+    MONITORED,
     Leak,
     code,
     eval_set_evals,
@@ -32,6 +33,8 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
     seen: set = set()
     evs = eval_set_evals(rec, exact=True)
     monitored = {id(ev) for ev in evs}
+    watches_held = {id(ev.fit) for ev in evs if ev.fit is not None and not (
+        covered(ev.data.rows, ev.fit.rows) and covered(ev.fit.rows, ev.data.rows))}  # also other rows than its own
     for ev in list(rec.evals) + evs:
         if ev.cv:
             dup = next((st for tok in sorted(ev.data.rows, key=repr) for st in tok[1:] if st[1] == DUP), None)
@@ -60,9 +63,11 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
         if same and dup is None and ev.method == TRAIN_FORWARD and held_scores.get(id(ev.obj), False):
             continue  # a running training accuracy logged beside the model's held-out score: a training log, as
             # Keras prints one (alone, it is the only score the notebook gives)
-        if same and dup is None and (not ev.scored or id(ev) in monitored):
+        if same and dup is None and (not ev.scored or id(ev) in monitored and (
+                id(ev.fit) in watches_held or held_scores.get(id(ev.obj), False))):
             continue  # predictions on the training rows that no metric reads (stacking, residual plots), or the
-            # training rows watched beside the validation rows (`eval_set=[(X_tr, y_tr), (X_va, y_va)]`)
+            # training rows watched beside the validation rows (`eval_set=[(X_tr, y_tr), (X_va, y_va)]`); watched
+            # alone (`validation_data=(X_train, y_train)`), their loss is the only score the model gets
         key = (id(ev.fit), id(ev.site.cell), ev.site.line) if not _carried_fold(ev) else ("carried", id(ev.fit))
         if key in seen:
             continue
@@ -190,6 +195,11 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                         f"{code(scored)} in {scored.where()} scores the output of the training step's own forward "
                         f"pass {code(ev.site)} ({ev.site.where()}) against the batch's labels: a running training "
                         f"accuracy measures memorisation, not generalisation.", evidence=evidence, severity=sev)
+        if ev.method in MONITORED:
+            return Leak("train-rows", ev.site,
+                        f"{code(ev.site)} in {ev.site.where()}, line {ev.site.line} watches the model on the very rows "
+                        f"it trains on (`{ev.method}`) and on no other rows: the validation loss and metrics it "
+                        f"reports measure memorisation, not generalisation.", evidence=evidence, severity=sev)
         same = code(ev.site) == model and ev.site.cell is fit.site.cell  # `model(X_train)` trains, then scores
         at = (lambda s: f"{s.where()}, line {s.line}") if same else (lambda s: s.where())
         return Leak("train-rows", ev.site,
