@@ -266,7 +266,8 @@ class Calls:
             first = next((p for p in parts if p is not None and p.is_data), None)
             if out is not None and first is not None and _axis(e) == 0:
                 out.fcols, out.flabel = first.fcols, first.flabel
-            if effect == "concat" and out is not None and _axis(e) == 0 and repeats_rows(list(parts)):
+            if effect == "concat" and out is not None and _axis(e) == 0 and repeats_rows(list(parts)) and \
+                    not self.accumulating(e):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
             return out
         if effect == "stateless" and q == "pandas.cut" and learned_bins(e):

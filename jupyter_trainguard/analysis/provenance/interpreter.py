@@ -105,7 +105,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
     def _statement(self, s: ast.stmt) -> None:
         if isinstance(s, ast.Assign):
             self.note_names(s)
+            self.growing = {t.id for t in s.targets if isinstance(t, ast.Name)} if self.loops else set()
             v = self.expr(s.value)
+            self.growing = set()
             for t in s.targets:
                 self.assign(t, v, s.value)
                 self.note_constant(t, s.value)

@@ -166,6 +166,12 @@ class Loops:
                             "product", "geomspace")
         return it is not None and it.hyper
 
+    def accumulating(self, e: ast.Call) -> bool:
+        """`acc = np.vstack((acc, piece))` in a loop: each pass adds new rows to what the earlier passes stacked
+        (the one abstract pass sees `acc` and `piece` as the same rows; they are not copies of each other)."""
+        return bool(self.growing) and any(isinstance(n, ast.Name) and n.id in self.growing
+                                          for a in e.args for n in ast.walk(a))
+
 
 def _literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str] | None:
     """The strings of a loop over a literal list of words (`for phase in ['train', 'val']`), one per pass."""

@@ -184,7 +184,7 @@ class Methods:
         if role == "torch":
             return None
         watched = len(self.rec.eval_sets)
-        self.watch_sets(obj, e, kws)
+        x = self.watch_sets(obj, e, kws, x)
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
             key = self.new_key("resample")
             if interpolates(obj):

@@ -66,6 +66,7 @@ class State:
         self.cell: object = None
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
+        self.growing: set[str] = set()  # in a loop: the names the statement being run assigns (`acc = f(acc, x)`)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)

@@ -79,6 +79,9 @@ def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
         if isinstance(monitor, ast.Constant) and isinstance(monitor.value, str) and \
                 not monitor.value.startswith("val"):
             return False  # `EarlyStopping(monitor='loss')` watches a training metric, not the held-out data
+        best = kw(node, "save_best_only")
+        if leaf == "ModelCheckpoint" and (best is None or isinstance(best, ast.Constant) and not best.value):
+            return False  # a checkpoint of every epoch keeps the last weights: it chooses none
         return leaf not in LOGGING_CALLBACKS
     return True
 
@@ -162,9 +165,10 @@ class Training:
         best = kw(e, "load_best_model_at_end")
         return const(best) is True or kw(e, "callbacks") is not None or kw(e, "metric_for_best_model") is not None
 
-    def watch_sets(self, obj: Obj, e: ast.Call, kws: dict) -> None:
+    def watch_sets(self, obj: Obj, e: ast.Call, kws: dict, x: Val | None = None) -> Val | None:
         """The data a `fit` watches while it trains (`eval_set`, `validation_data`, ...), and whether that data
-        stops the training early or picks the weights kept."""
+        stops the training early or picks the weights kept. What the fit trains on: `x`, or with Keras's
+        `validation_split=0.2` its first rows (the last fifth is held out and watched)."""
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
             if kws.get(name) is not None:
                 given = {k.arg for k in e.keywords}
@@ -177,6 +181,17 @@ class Training:
         if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
             early = not turned_off(obj.site.node, "early_stopping")
             self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", early))
+        frac = self.constant(kw(e, "validation_split"))
+        if x is None or not x.is_data or not x.rows or not isinstance(frac, float) or not 0 < frac < 1:
+            return x
+        key = ("pos", f"validation_split={frac}", id(e))  # (no literal bounds: which rows is not known here)
+        early = stops_early(e, self.bound_nodes) or obj.early
+        held = self.select(x, key, "hi", "slice", e)
+        held.name = x.name  # (the last rows of it)
+        self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", early))
+        kept = self.select(x, key, "lo", "slice", e)
+        kept.name = x.name
+        return kept
 
 
 def turned_off(call: ast.AST | None, name: str) -> bool:

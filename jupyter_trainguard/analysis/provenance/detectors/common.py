@@ -354,7 +354,7 @@ def final_places(rec) -> tuple[object, bool]:
 
 
 MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
-                       "val_dataloaders"})
+                       "val_dataloaders", "validation_split"})
 
 
 def _inputs(v: Val | None, kwarg: str = "") -> list[Val]:

@@ -13,6 +13,7 @@ from .common import (
     by_place,
     code,
     eval_set_evals,
+    final_test,
     path_text,
     selection_site,
     sliced_bounds_count,
@@ -86,8 +87,9 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
     # a transform that reaches both a test score and a cross-validation is shown with the test score
     for ev in sorted(list(rec.evals) + eval_set_evals(rec), key=lambda ev: ev.cv):
         held = held_out(rec, ev)
-        if not held:
-            continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak
+        if not held or ev.method == "validation_split" and not final_test(rec, ev.data.rows):
+            continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak (nor
+            # a Keras validation split's, when a test set is scored after it: its loss only steers training)
         bounds = sliced_bounds_count(ev.data)
         for f in by_place(ev.data.all_stats):
             if not _learned(f) or id(f) in seen or f.ylabel_only:

@@ -31,13 +31,13 @@ def selection_leaks(rec: Record) -> list[Leak]:
                 out.append(fold)
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
         shown = data.name or (v.name if v is not None else None)  # (batches a generator yields: the generator)
-        name = f"`{shown}`" if shown else "the held-out rows"
+        name = f" `{shown}`" if shown else ""
         how = ("with early stopping or a best-model checkpoint", "when training stops or which weights are kept")
         if obj is not None and obj.role == "tuner":
             how = ("to a ranking of many models", "which model is kept") if obj.cls.startswith("lazypredict.") \
                 else ("to a hyperparameter search", "which settings are kept")
         out.append(Leak("selection", site,
-                        f"The held-out rows {name} are passed as `{kwarg}` {how[0]} in {site.where()}: they decide "
+                        f"The held-out rows{name} are passed as `{kwarg}` {how[0]} in {site.where()}: they decide "
                         f"{how[1]}, so they can no longer give an unbiased score{untouched_test_note(rec, data.rows)}.",
                         evidence={"kwarg": kwarg, "variable": data.name, "fit": step_text(site)}))
     choices = chosen_scores(rec)
