@@ -28,7 +28,8 @@ def test_statistics_of_every_row_reach_the_validation_split() -> None:
     found = [f for f in analyze_sources([HEAD, normed]).findings if f.rule_id == "LEAK001"]
     assert found and "`validation_split`" in found[0].message
     split_first = ("X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
-                   "mu, sd = X_tr.mean(), X_tr.std()\nnet.fit((X_tr - mu) / sd, y_tr, validation_split=0.3, epochs=50)\n"
+                   "mu, sd = X_tr.mean(), X_tr.std()\n"
+                   "net.fit((X_tr - mu) / sd, y_tr, validation_split=0.3, epochs=50)\n"
                    "print(net.evaluate((X_te - mu) / sd, y_te))")
     assert rules(split_first) == []
 

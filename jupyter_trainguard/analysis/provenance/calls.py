@@ -160,11 +160,8 @@ class Calls:
             if isinstance(node, ast.Name) and role_from_name(node.id) == "train":
                 continue
             if self.train_score(v):
-                detail = {"as": "printed label"}
-                if isinstance(node, ast.Name):
-                    detail["variable"] = node.id
-                else:
-                    detail["metric"] = self.site(node).text
+                detail = {"as": "printed label", **({"variable": node.id} if isinstance(node, ast.Name) else
+                                                   {"metric": self.site(node).text})}
                 self.rec.reports.append((self.site(e), detail))
                 return
 
@@ -278,6 +275,8 @@ class Calls:
             return self.derive(e, args + list(kws.values()))
         if effect in ("scale", "statistic"):
             x = args[0] if args else None
+            if q.rsplit(".", 1)[-1] in ("max", "min", "amax", "amin", "nanmax", "nanmin"):
+                self.note_choice(args, e)  # `np.max(f1_per_threshold)`: the best of several scores is a choice
             if x is None or not x.is_data:
                 return None
             axis = const(kw(e, "axis"))
