@@ -174,3 +174,46 @@ def test_models_taken_by_position_in_a_loop_over_their_count_are_several_configu
     assert compared(models + by_position)
     one = "models = {'forest': RandomForestRegressor()}\n"
     assert not compared(one + by_position.replace("len(list(models))", "len(models)"))
+
+
+EPOCHS = """import torch
+from torch import nn
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+train_loader = DataLoader(datasets.MNIST("data", transform=transforms.ToTensor()), batch_size=64, shuffle=True)
+test_loader = DataLoader(datasets.MNIST("data", train=False, transform=transforms.ToTensor()), batch_size=256)
+model = nn.Sequential(nn.Flatten(), nn.Linear(784, 10))
+opt = torch.optim.Adam(model.parameters())
+def accuracy(loader):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    return correct / len(loader.dataset)
+for epoch in range(10):
+    model.train()
+    for x, y in train_loader:
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    print(epoch, accuracy(test_loader))"""
+
+
+def test_a_network_watched_per_epoch_and_scored_again_after_is_one_model() -> None:
+    """Test accuracy printed every epoch, nothing kept by it, then the same network scored once more."""
+    after = "print('final', accuracy(test_loader))"
+    assert not [f for f in analyze_sources([EPOCHS, after]).findings if f.rule_id.startswith("LEAK")]
+    keep_best = EPOCHS.replace("    print(epoch, accuracy(test_loader))",
+                               "    acc = accuracy(test_loader)\n    if acc > best:\n        best = acc\n"
+                               "        torch.save(model.state_dict(), 'best.pt')")
+    keep_best = keep_best.replace("for epoch", "best = 0\nfor epoch")
+    assert "LEAK004" in {f.rule_id for f in analyze_sources([keep_best, after]).findings}
+
+
+def test_neighbours_looked_up_in_the_table_they_index_are_no_evaluation() -> None:
+    code = ("import pandas as pd\nfrom sklearn.neighbors import NearestNeighbors\nitems = pd.read_csv('items.csv')\n"
+            "knn = NearestNeighbors(metric='cosine').fit(items.values)\n"
+            "dist, idx = knn.kneighbors([items.values[3]], n_neighbors=6)\n"
+            "similar = [items.index[i] for i in idx.flatten()[1:]]\nprint(similar)")
+    assert not [f for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")]

@@ -44,6 +44,8 @@ def _configs(rec: Record, evs: list[Eval]) -> tuple[int, dict[int, Eval], list[E
         setups.add(setup)
         each.append(ev)
         if id(ev.obj) in objs:
+            if ev.fit is objs[id(ev.obj)].fit and not any(kind in ("settings", "models") for _l, kind in ev.loops):
+                continue  # the same training scored again (after the epoch loop that watched it): one model
             configs += 1  # the same model object refitted otherwise (new settings, other data, another pass)
             continue
         objs[id(ev.obj)] = ev

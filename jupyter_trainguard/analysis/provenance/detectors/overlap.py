@@ -55,8 +55,9 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
             seen.add(("fit", id(dup[0])))
         elif not (covered(scored, trained) or covered(trained, scored)) and _nested(*pair):
             continue  # each side holds rows the other lacks (window context before the test rows): not proven
-        if not ev.scored and ev.obj is not None and ev.obj.learned is not None:
-            continue  # a clusterer's labels for its rows (`KMeans().fit(X).predict(X)`) that nothing scores
+        if (not ev.scored or ev.method == "kneighbors") and ev.obj is not None and ev.obj.learned is not None:
+            continue  # a clusterer's labels for its rows (`KMeans().fit(X).predict(X)`) that nothing scores, or the
+            # neighbours of an item looked up in the table it indexes (a recommender's query)
         if not ev.scored and dup is None and covered(trained, scored) and held_scores.get(id(ev.obj), False):
             continue  # unscored predictions over all the rows (a fitted line to plot) of a model scored on held-out
             # rows elsewhere: that score is its evaluation
