@@ -19,9 +19,7 @@ class Leak(Record):
 
     def __init__(self, kind: str, at: Site, message: str, evidence: dict = FACTORY,
                  severity: str | None = None) -> None:
-        self.kind = kind
-        self.at = at
-        self.message = message
+        self.kind, self.at, self.message = kind, at, message
         self.evidence = {} if evidence is FACTORY else evidence
         self.severity = severity
 
@@ -328,6 +326,7 @@ def final_places(rec) -> tuple[object, bool]:
     trained = _trained_roots(rec)
     split_roots = {tok[0] for v in [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] for tok in v
                    if any(getattr(rec.selections.get(k), "kind", None) in ("split", "folds") for k, _p in tok[1:])}
+    _cache(rec)["split_roots"] = split_roots
     last_src: dict = {}
     last_split = None
     for ev in rec.evals:
@@ -393,7 +392,9 @@ def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
 
 
 def within_training_split(rec: Record, rows: frozenset) -> bool:
-    """Rows that all lie on the training side of a split (`X_train` of `train_test_split`): the split's held-out
-    part is outside them, so what is learned from them never reaches that part."""
-    return bool(rows) and all(any(part == "train" and getattr(rec.selections.get(key), "kind", None) == "split"
-                                  for key, part in tok[1:]) for tok in rows)
+    """Rows that all lie on the training side of a split (`X_train` of `train_test_split`), or apart from the
+    labelled test file scored last: what is learned from them never reaches that held-out part."""
+    source, split = final_places(rec)[0], _cache(rec).get("split_roots", set())  # (sources split or folded)
+    return bool(rows) and (all(any(part == "train" and getattr(rec.selections.get(key), "kind", None) == "split"
+                                   for key, part in tok[1:]) for tok in rows) or
+                           source is not None and not any(tok[0] in source or tok[0] in split for tok in rows))

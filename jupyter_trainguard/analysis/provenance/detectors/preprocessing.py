@@ -103,10 +103,10 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
             if ev.method in MONITORED:
                 what = f"the `{ev.method}` of {code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
-            if ev.cv and within_training_split(rec, f.rows):
-                if within_training_split(rec, ev.data.rows):
-                    out.append(_validation_leak(rec, f, ev))
-                    continue
+            if ev.cv and within_training_split(rec, f.rows) and within_training_split(rec, ev.data.rows):
+                out.append(_validation_leak(rec, f, ev))
+                continue
+            if ev.cv and within_training_split(rec, f.rows) and _training_split(rec, f) is not None:
                 split = _training_split(rec, f)
                 how = (f"{code(f.site)} learns its statistics in {f.site.where()} from the training part of "
                        f"{code(split)} in {split.where()}, and {code(ev.site)} (cross-validation) in "
@@ -142,12 +142,13 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
     return out
 
 
-def _training_split(rec: Record, f: Fit) -> Site:
-    """The split whose training part a fit learned from (its rows all lie within one)."""
+def _training_split(rec: Record, f: Fit) -> Site | None:
+    """The split whose training part a fit learned from (its rows all lie within one), else None (a training
+    file read apart from the labelled test file)."""
     tok = min(f.rows, key=repr)
-    key = next(key for key, part in tok[1:] if part == "train" and
-               getattr(rec.selections.get(key), "kind", None) == "split")
-    return selection_site(rec.selections[key])
+    key = next((key for key, part in tok[1:] if part == "train" and
+                getattr(rec.selections.get(key), "kind", None) == "split"), None)
+    return selection_site(rec.selections[key]) if key is not None else None
 
 
 def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
@@ -158,11 +159,13 @@ def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
     trail = path_text([("split", split), ("", f.site), ("", ev.site)])
     return Leak(
         "validation", f.site,
-        f"{code(f.site)} learns its statistics in {f.site.where()} from the whole training split that "
+        f"{code(f.site)} learns its statistics in {f.site.where()} from the whole training "
+        f"{'split' if split is not None else 'data'} that "
         f"{code(ev.site)} in {ev.site.where()} then cross-validates: each held-out fold is scored with statistics "
         f"learned from its own rows, so the cross-validated score is optimistic (the test part stays untouched) "
         f"({trail}).",
-        evidence={"fit": step_text(f.site), "evaluation": step_text(ev.site), "split": step_text(split),
+        evidence={"fit": step_text(f.site), "evaluation": step_text(ev.site),
+                  "split": step_text(split) if split else None,
                   "transformer": f.cls.rsplit(".", 1)[-1], "fitted_on": f.data_name, "kind": f.kind,
                   "cross_validation": True, "fit_cell": step_text(f.site).get("cell"),
                   "eval_cell": step_text(ev.site).get("cell")},
