@@ -133,3 +133,14 @@ def test_a_filter_is_not_named_as_the_split() -> None:
             "m = LogisticRegression().fit(X_train, y_train)\nprint(accuracy_score(y_test, m.predict(X_test)))")
     leak = next(f for f in analyze_sources([HEAD, code]).findings if f.rule_id == "LEAK001")
     assert "train_test_split" in leak.message.split("later holds out")[0]
+
+
+def test_a_window_of_later_rows_joined_by_and_is_the_other_side_of_the_cutoff() -> None:
+    """`df[df.day <= 60]` trains, `df[(df.day > 60) & (df.day <= 90)]` scores: a time split whose later side is
+    cut again; stopping on it chooses by the test rows, and models compared on it are compared on them."""
+    split = ("train = df[df['day'] <= 60]\ntest = df[(df['day'] > 60) & (df['day'] <= 90)]\n"
+             "X_train, y_train = train.drop(columns='y'), train['y']\n"
+             "X_test, y_test = test.drop(columns='y'), test['y']")
+    assert "LEAK004" in rules(split, STOPPED)
+    assert "LEAK005" in rules(split, COMPARE)
+    assert not rules(split, ONE)

@@ -143,3 +143,15 @@ def cutoff_mask(node: ast.AST) -> tuple[tuple, str] | None:
     if isinstance(op, (ast.Eq, ast.NotEq)):
         return ("mask", f"{text(left)} =/= {text(right)}"), "sub" if isinstance(op, ast.Eq) else "not"
     return None
+
+
+def mask_steps(node: ast.AST) -> list[tuple[tuple, str]] | None:
+    """The selections a row mask makes, one per test it joins with `&` (`(df.t > 60) & (df.t <= 90)` is the part
+    above 60 of one split, then the part up to 90 of another), when every test is a null or bound test."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd) or \
+            isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        sides = [node.left, node.right] if isinstance(node, ast.BinOp) else node.values
+        steps = [mask_steps(n) for n in sides]
+        return None if any(s is None for s in steps) else [st for s in steps for st in s]  # type: ignore[union-attr]
+    one = null_mask(node) or cutoff_mask(node)
+    return [one] if one is not None else None

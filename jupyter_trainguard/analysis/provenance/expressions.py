@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import cutoff_mask, names_time, null_mask, text
+from .astutil import mask_steps, names_time, text
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -297,9 +297,11 @@ class Expressions:
             same.stats = same.stats | idx.stats
             return same
         if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
-            null = null_mask(sl) or cutoff_mask(sl)
-            if null is not None:  # `df[df.c.isna()]` / `df.dropna(subset=['c'])`: the two sides of one test
-                return self.select(base, null[0], null[1], "mask", e)
+            steps = mask_steps(sl)
+            if steps:  # `df[df.c.isna()]`, `df[df.t < d]`: the two sides of one test (each test joined by `&`)
+                for key, side in steps:
+                    base = self.select(base, key, side, "mask", e)
+                return base
             if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert):
                 return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
             return self.select(base, ("mask", text(sl)), "sub", "mask", e)
