@@ -270,7 +270,8 @@ class State:
         decision threshold, are candidates: picking the best of them picks a setting."""
         self.forecast_scored(vals)
         self.mark_scored(_without_pseudo_labels(q, e, vals), e, loss=q.startswith("torch"))
-        out = self.derive(e, vals, kind="score")
+        out = self.derive(e, vals, kind="score") or self.derive(  # lists of predictions gathered batch by batch
+            e, [x for v in vals for x in _flat(v)], kind="score")
         if out is not None and q.endswith(THRESHOLD_CURVES):
             out.hyper = True
         return out
