@@ -11,7 +11,8 @@ value, which rows it holds and which rows its statistics were learned from.
   subsets), `containers` (lists, dicts, allocated matrices, torch subsets), `files` (values written and read
   back), `by_use` (names known by their use), `ranked` (columns typed in after a ranking was read); `state` holds
   what it records
-- `detectors/`: one module per leak type (preprocessing, overlap, multitest, selection, target)
+- `detectors/`: one module per leak type (preprocessing, overlap, multitest, selection, target); `watched`: the
+  data a fit watches while it trains
 """
 
 from __future__ import annotations

@@ -186,11 +186,9 @@ class Training:
             return x
         key = ("pos", f"validation_split={frac}", id(e))  # (no literal bounds: which rows is not known here)
         early = stops_early(e, self.bound_nodes) or obj.early
-        held = self.select(x, key, "hi", "slice", e)
-        held.name = x.name  # (the last rows of it)
+        held, kept = (self.select(x, key, side, "slice", e) for side in ("hi", "lo"))
+        held.name = kept.name = x.name  # (its last rows, its first rows)
         self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", early))
-        kept = self.select(x, key, "lo", "slice", e)
-        kept.name = x.name
         return kept
 
 

@@ -19,7 +19,9 @@ class Leak(Record):
 
     def __init__(self, kind: str, at: Site, message: str, evidence: dict = FACTORY,
                  severity: str | None = None) -> None:
-        self.kind, self.at, self.message = kind, at, message
+        self.kind = kind
+        self.at = at
+        self.message = message
         self.evidence = {} if evidence is FACTORY else evidence
         self.severity = severity
 
@@ -315,6 +317,16 @@ def _self_scored(rec, fit) -> bool:
     return bool(evs) and all(ev.data.rows == fit.rows for ev in evs)
 
 
+def _split_roots(rec) -> set:
+    """The sources some split or fold divided (as evaluated or fitted). Cached on the record."""
+    found = _cache(rec).get("split_roots")
+    if found is None:
+        found = _cache(rec)["split_roots"] = {
+            tok[0] for v in [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] for tok in v
+            if any(getattr(rec.selections.get(k), "kind", None) in ("split", "folds") for k, _p in tok[1:])}
+    return found
+
+
 def final_places(rec) -> tuple[object, bool]:
     """Where the final test rows are: the sources read or built on their own (no model trained on them, never
     split, not rebuilt inside a loop over folds) that a metric scores after every split's held-out part
@@ -323,10 +335,7 @@ def final_places(rec) -> tuple[object, bool]:
     cached = _cache(rec).get("final_places")
     if cached is not None:
         return cached
-    trained = _trained_roots(rec)
-    split_roots = {tok[0] for v in [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] for tok in v
-                   if any(getattr(rec.selections.get(k), "kind", None) in ("split", "folds") for k, _p in tok[1:])}
-    _cache(rec)["split_roots"] = split_roots
+    trained, split_roots = _trained_roots(rec), _split_roots(rec)
     last_src: dict = {}
     last_split = None
     for ev in rec.evals:
@@ -352,33 +361,6 @@ def final_places(rec) -> tuple[object, bool]:
     return out
 
 
-MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
-                       "val_dataloaders", "validation_split"})
-
-
-def _inputs(v: Val | None, kwarg: str = "") -> list[Val]:
-    """The feature data of each evaluation pair: `[(X_tr, y_tr), (X_va, y_va)]`, `(X_va, y_va)` or a frame;
-    LightGBM's `valid_sets=[dtrain, dvalid]` lists datasets that each hold their labels."""
-    listed = v is not None and v.kind == "seq" and bool(v.items) and (kwarg == "valid_sets" or all(
-        i is not None and i.kind == "seq" for i in v.items))
-    return [d for d in map(first_data, v.items if listed else (v,)) if d is not None]
-
-
-def eval_set_evals(rec: Recorded, exact: bool = False) -> list[Eval]:
-    """Data a fit call monitors (`eval_set`, `validation_data`): the model is scored on it while it trains, and
-    that score is what early stopping and the reported best score read. `exact`: only data whose own fit is
-    known (not a fit of the same code run by another call of a notebook function)."""
-    models = [f for f in rec.fits if f.kind == "model" and f.site.node is not None]
-    own = {id(f.site): f for f in models}
-    fits = {} if exact else {id(f.site.node): f for f in models}
-    out = []
-    for obj, v, site, kwarg, _early in rec.eval_sets:
-        fit = own.get(id(site)) or fits.get(id(site.node))
-        if fit is not None or not exact:
-            out += [Eval(obj, fit, data, kwarg, site, scored=True) for data in _inputs(v, kwarg)]
-    return out
-
-
 def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
     """The loops over settings around an evaluation that scored the same held-out rows on every pass (a loop
     that splits anew on each pass, `for seed in range(5): train_test_split(..., random_state=seed)`, scores
@@ -394,7 +376,7 @@ def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
 def within_training_split(rec: Record, rows: frozenset) -> bool:
     """Rows that all lie on the training side of a split (`X_train` of `train_test_split`), or apart from the
     labelled test file scored last: what is learned from them never reaches that held-out part."""
-    source, split = final_places(rec)[0], _cache(rec).get("split_roots", set())  # (sources split or folded)
+    source, split = final_places(rec)[0], _split_roots(rec)
     return bool(rows) and (all(any(part == "train" and getattr(rec.selections.get(key), "kind", None) == "split"
                                    for key, part in tok[1:]) for tok in rows) or
                            source is not None and not any(tok[0] in source or tok[0] in split for tok in rows))

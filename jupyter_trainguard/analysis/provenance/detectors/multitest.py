@@ -9,8 +9,9 @@ from ..carried import KEEPS_WEIGHTS_ROOTS
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
-from .common import Leak, chosen_by_loops, code, eval_set_evals, final_test, step_text, untouched_test_note
+from .common import Leak, chosen_by_loops, code, final_test, step_text, untouched_test_note
 from .selection import selected_evaluations
+from .watched import eval_set_evals
 
 
 def _held_out(ev: Eval) -> bool:

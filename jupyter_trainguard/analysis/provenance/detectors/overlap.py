@@ -7,16 +7,15 @@ from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable
 from ..state import Record
 from ..values import TRAIN_FORWARD, Eval, Site
 from .common import (
-    MONITORED,
     Leak,
     code,
-    eval_set_evals,
     path_text,
     selection_site,
     sliced_bounds_count,
     step_text,
     within_training_split,
 )
+from .watched import MONITORED, eval_set_evals
 
 MODELS = ("model",)
 

@@ -8,11 +8,9 @@ from ..rows import DUP, covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site
 from .common import (
-    MONITORED,
     Leak,
     by_place,
     code,
-    eval_set_evals,
     final_test,
     path_text,
     selection_site,
@@ -20,6 +18,7 @@ from .common import (
     step_text,
     within_training_split,
 )
+from .watched import MONITORED, eval_set_evals
 
 LEARNERS = ("transformer", "statistic")
 SEPARATING = frozenset({"split", "slice", "mask", "folds"})
@@ -73,10 +72,9 @@ def _split_of(rec: Record, pair: tuple, before: Site | None = None, trained: fro
     steps = [(rec.selections.get(key), side) for key, side in part[len(whole):]]
     steps = [(sel, side) for sel, side in steps if sel is not None and sel.kind in SEPARATING]
     sides = {step for tok in trained for step in tok[1:]}
-    held = [sel for sel, side in steps if side not in KEPT_SIDES]  # (`X[:len(y)]` aligns; the split holds out)
-    held = [sel for sel, side in steps if any(k == sel.key and s != side for k, s in sides)] + held
-    held.sort(key=lambda sel: sel.kind == "mask" and not any(k == sel.key for k, _s in sides))
-    return selection_site((held or [sel for sel, _side in steps] or [None])[0], before)
+    other = [sel for sel, side in steps if any(k == sel.key and s != side for k, s in sides)]  # it trained there
+    held = sorted((sel for sel, side in steps if side not in KEPT_SIDES), key=lambda sel: sel.kind == "mask")
+    return selection_site((other + held + [sel for sel, _side in steps] + [None])[0], before)  # (`X[:len(y)]` aligns)
 
 
 def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
