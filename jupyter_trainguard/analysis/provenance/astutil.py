@@ -62,20 +62,13 @@ def literal_points(leaf: str, e: ast.Call) -> int:
     return int((stop - start) / step) if step else 0
 
 
+PATH_KEYWORDS = frozenset({"filepath_or_buffer", "path", "fname", "file", "io", "directory", "path_or_buf",
+                           "filepath"})
+
+
 def path_arg(node: ast.Call) -> ast.expr | None:
     """The argument naming the file a read or write call uses: its first, else a path keyword."""
-    return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in (
-        "filepath_or_buffer", "path", "fname", "file", "io", "directory", "path_or_buf", "filepath")), None)
-
-
-def read_path(node: ast.AST | None) -> tuple | None:
-    """(reader, path) of a read whose file is a string literal (`pd.read_csv('train.csv')`), else None."""
-    if not isinstance(node, ast.Call):
-        return None
-    arg = path_arg(node)
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value:
-        return call_leaf(node), arg.value
-    return None
+    return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in PATH_KEYWORDS), None)
 
 
 def call_leaf(node: ast.AST | None) -> str:

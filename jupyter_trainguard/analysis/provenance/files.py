@@ -11,7 +11,7 @@ import ast
 import os
 
 from ..parsed import tree_nodes
-from .astutil import const, path_arg
+from .astutil import PATH_KEYWORDS, call_leaf, const, path_arg
 from .values import Fit, Obj, Val
 
 # functions writing their first argument to the file named by their second (`pickle.dump(X, f)`)
@@ -22,6 +22,10 @@ PATH_FIRST = frozenset({("numpy", "save"), ("numpy", "savetxt"), ("scipy", "save
 # methods writing their receiver to the file named by their first argument
 WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", "to_json", "to_excel", "to_hdf",
                              "save", "save_model", "dump", "save_weights"})
+PATH_CALLS = frozenset({"open", "os.path.join", "posixpath.join", "ntpath.join"})  # a path from its parts
+# readers of every file under a folder, its subfolders naming the classes
+FOLDER_READERS = frozenset({"flow_from_directory", "image_dataset_from_directory", "text_dataset_from_directory",
+                            "audio_dataset_from_directory"})
 WEIGHTS_OUT = frozenset({"state_dict", "get_weights"})  # a network's weights: they stand for the trained network
 WEIGHTS_IN = frozenset({"load_state_dict", "set_weights", "load_weights"})
 COPIES = frozenset({("shutil", "copy"), ("shutil", "copyfile"), ("shutil", "copy2"), ("shutil", "move"),
@@ -32,17 +36,68 @@ class Files:
     """Mixin: values written to a file and read back."""
 
     def file_path(self, node: ast.AST | None) -> str | None:
-        """The file a node names: a string literal, a name bound to one, an `open(...)` handle, else None."""
-        if isinstance(node, ast.Call) and self.parsed.qualname(node.func) == "open" and node.args:
-            return self.file_path(node.args[0])
+        """The file a node names: a string literal, a name bound to one, an `open(...)` handle, or a path joined
+        from such parts (`os.path.join(base, "train")`, `base + "/train"`, `f"{base}/train"`, `Path(base) /
+        "train"`), else None."""
+        text = self._path_text(node, 0)  # (a Windows path's backslashes read as separators)
+        return os.path.normpath(text.replace("\\", "/")) if isinstance(text, str) and text.strip() else None
+
+    def _path_text(self, node: ast.AST | None, depth: int) -> str | None:
+        if depth > 6 or node is None:
+            return None
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)
             if v is not None and v.kind == "file":
                 return v.keys.get("path") if v.keys else None
             text = self.consts.get(node.id)
-        else:
-            text = const(node)
-        return os.path.normpath(text) if isinstance(text, str) and text.strip() else None
+            return text if isinstance(text, str) else None
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
+            left, right = self._path_text(node.left, depth + 1), self._path_text(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return left + right if isinstance(node.op, ast.Add) else os.path.join(left, right)
+        if isinstance(node, ast.JoinedStr):
+            parts = [self._path_text(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1)
+                     for v in node.values]
+            return "".join(parts) if all(isinstance(p, str) for p in parts) else None
+        if not isinstance(node, ast.Call):
+            return None
+        q = self.parsed.qualname(node.func)
+        if q in PATH_CALLS or q.rsplit(".", 1)[-1] == "Path":
+            parts = [self._path_text(a, depth + 1) for a in node.args]
+            if not parts or not all(isinstance(p, str) for p in parts):
+                return None
+            return parts[0] if q == "open" else os.path.join(*parts)
+        return None
+
+    def read_key(self, node: ast.AST | None) -> tuple | None:
+        """(reader, path) of a read whose file the notebook names (`pd.read_csv(path)`), else None: two reads of
+        one path by one reader hold the same rows. A reader the notebook defines may pick among the files by its
+        other arguments (`ImageDataset(root, mode="val")`): they are part of what it reads."""
+        if not isinstance(node, ast.Call):
+            return None
+        path = self.file_path(path_arg(node))
+        if not path:
+            return None
+        f = node.func
+        own = isinstance(f, ast.Name) and (f.id in self.user_classes or getattr(self.env.get(f.id), "kind", "") ==
+                                           "func")
+        rest = tuple(ast.dump(a) for a in node.args[1:]) + tuple((k.arg, ast.dump(k.value)) for k in node.keywords \
+                                                                  if k.arg not in PATH_KEYWORDS) if own else ()
+        return (call_leaf(node), path, *rest)
+
+    def folder_rows(self, path: str, fresh: frozenset, node: ast.AST | None) -> frozenset:
+        """The rows of a folder read recursively (`flow_from_directory(d)`): every image under it. A folder read
+        after one of its subfolders holds that subfolder's rows too (`Dataset/` after `Dataset/Train`); one read
+        after a folder above it is a part of that folder's rows. Sibling folders share none."""
+        parent = max((p for p in self.folder_reads if path.startswith(p + os.sep)), key=len, default=None)
+        if parent is not None:
+            return self.select(Val("data", rows=self.folder_reads[parent]), ("folder", path), "part", "folder",
+                               node).rows
+        inside = [rows for p, rows in self.folder_reads.items() if p.startswith(path + os.sep)]
+        return frozenset().union(fresh, *inside)
 
     def file_io(self, q: str, e: ast.Call) -> tuple | None:
         """`open(path)` (a handle naming its file) and the functions that write a value to a file: `(value,)` when

@@ -7,7 +7,8 @@ import itertools
 
 from ...findings import FACTORY, factory
 from ...findings import Record as _Record
-from .astutil import call_leaf, read_path
+from .astutil import call_leaf
+from .files import FOLDER_READERS
 from .rows import Selection, covered, extend, union
 from .values import TRAIN_FORWARD, Eval, Fit, Obj, Site, Val, graph_layers, site_of
 
@@ -81,7 +82,8 @@ class State:
         self.label_names: set[str] = set()  # the columns fits were given as their labels
         self.fit_removed: dict[int, frozenset | None] = {}  # id of a fit -> columns its data had dropped, if known
         self.date_columns: set[str] = set()  # columns the notebook parsed as dates (`parse_dates=`, `to_datetime`)
-        self.read_paths: dict[tuple, tuple] = {}  # (reader, literal path) -> the source its rows are
+        self.read_paths: dict[tuple, tuple] = {}  # (reader, path it names) -> the source its rows are
+        self.folder_reads: dict[str, frozenset] = {}  # a folder read recursively -> its rows (files.py)
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
         self.by_hand_models: dict[tuple, Obj] = {}  # (notebook function, rows) -> the model it is (functions.py)
         self.allocations: set[tuple] = set()  # the sources that are empty matrices to be filled (containers.py)
@@ -100,13 +102,17 @@ class State:
         back = self.read_back(node) if label == "read" else None
         if back is not None:
             return back  # a file the notebook wrote: what it wrote
-        path = read_path(node) if label == "read" else None
+        path = self.read_key(node) if label == "read" else None
         sid = self.read_paths.get(path) if path is not None else None
         if sid is None:
             sid = (label, next(self._ids))
             if path is not None:
                 self.read_paths[path] = sid
-        return Val("data", rows=frozenset({(sid,)}), site=self.site(node))
+        rows = frozenset({(sid,)})
+        if path is not None and path[0] in FOLDER_READERS:
+            rows = self.folder_reads.get(path[1]) or self.folder_rows(path[1], rows, node)
+            self.folder_reads[path[1]] = rows
+        return Val("data", rows=rows, site=self.site(node))
 
     def derive(self, node: ast.AST | None, parts: list[Val | None], kind: str = "data") -> Val | None:
         """A value computed from others: their rows and statistics flow through (rows of aggregates stay empty)."""
@@ -141,10 +147,13 @@ class State:
                    time=base.time, fcols=base.fcols, flabel=base.flabel, hyper=base.hyper)
 
     def note_constant(self, target: ast.expr, value: ast.expr) -> None:
-        """`SEED = 42`: the name stands for the literal until it is bound to something else."""
+        """`SEED = 42`: the name stands for the literal until it is bound to something else (a path joined from
+        literals, `train_dir = os.path.join(root, "train")`, stands for the joined path)."""
         if isinstance(target, ast.Name):
             self.bound_nodes[target.id] = value
             got = self.constant(value)
+            if got is UNKNOWN and isinstance(value, (ast.BinOp, ast.JoinedStr, ast.Call)):
+                got = self.file_path(value) or UNKNOWN
             if got is UNKNOWN:
                 self.consts.pop(target.id, None)
             else:
