@@ -68,3 +68,19 @@ z = scale(X_train, y_train, X_train)
 print(np.mean(z == y_train))"""
     assert not leak_ids(encoder)
     assert not leak_ids(scaled)
+
+
+def test_a_helper_selecting_rows_by_a_column_it_is_given_is_not_a_predictor() -> None:
+    """`frame[frame[column] == value]` returns rows of the frame; the column is only a key it indexes with."""
+    cells = ["""import pandas as pd
+df = pd.read_csv("weather.csv")
+def impurity(frame, column, target):
+    groups = frame.groupby(column)[target].value_counts(normalize=True).unstack(fill_value=0)
+    return (frame.groupby(column).size() / len(frame)).dot(1 - (groups ** 2).sum(axis=1))
+scores = {c: impurity(df, c, "play") for c in ["outlook", "wind"]}
+best = min(scores, key=scores.get)""",
+             """def rows_where(frame, column, value):
+    return frame[frame[column] == value]""",
+             """subset = rows_where(df, best, df[best].unique()[0])
+print(subset)"""]
+    assert not [f.rule_id for f in analyze_sources(cells).findings if f.rule_id.startswith("LEAK")]

@@ -249,12 +249,28 @@ def _returns_from(fn: ast.FunctionDef, param: str) -> bool:
     for _ in range(4):
         before = len(tainted)
         for src, targets in flows:
-            if any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(src)):
+            if _value_names(src) & tainted:
                 tainted |= {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
         if len(tainted) == before:
             break
-    return any(isinstance(r, ast.Return) and r.value is not None and
-               any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(r.value)) for r in ast.walk(fn))
+    return any(isinstance(r, ast.Return) and r.value is not None and _value_names(r.value) & tainted
+               for r in ast.walk(fn))
+
+
+def _value_names(node: ast.AST) -> set[str]:
+    """The names whose values an expression reads: not a key it only indexes with (`df[df[column] == value]`
+    returns rows of `df`, nothing of `column`)."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name):
+            todo.append(n.value)  # (the key itself is skipped; a computed index still reads its names)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _unnamed(v: Val, depth: int = 0) -> Val:
