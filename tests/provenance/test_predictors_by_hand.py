@@ -84,3 +84,46 @@ best = min(scores, key=scores.get)""",
              """subset = rows_where(df, best, df[best].unique()[0])
 print(subset)"""]
     assert not [f.rule_id for f in analyze_sources(cells).findings if f.rule_id.startswith("LEAK")]
+
+
+PERCEPTRON = """class Perceptron:
+    def __init__(self, n, rate=0.1):
+        self.w = np.zeros(n)
+        self.rate = rate
+    def predict(self, x):
+        return (np.dot(x, self.w) >= 0).astype(int)
+    def train(self, X, y, epochs=20):
+        for _ in range(epochs):
+            for xi, yi in zip(X, y):
+                self.w += self.rate * (yi - self.predict(xi)) * xi
+    def evaluate(self, X, y):
+        return np.mean(self.predict(X) == y)"""
+
+
+@pytest.mark.parametrize("rows, labels, leaks", [("X_train", "y_train", True), ("X_test", "y_test", False)])
+def test_a_notebook_model_class_trained_by_its_train_method(rows: str, labels: str, leaks: bool) -> None:
+    """A class with `train(X, y)` and `predict` is a model: `train` is its fit, and its scores are evaluations."""
+    cell = f"p = Perceptron(X.shape[1])\np.train(X_train, y_train)\nprint('accuracy', p.evaluate({rows}, {labels}))"
+    found = {f.rule_id for f in analyze_sources([PRELUDE, PERCEPTRON, cell]).findings if f.rule_id.startswith("LEAK")}
+    assert ("LEAK007" in found) is leaks
+    score = f"p = Perceptron(X.shape[1])\np.train(X_train, y_train)\nprint(np.mean(p.predict({rows}) == {labels}))"
+    found = {f.rule_id for f in analyze_sources([PRELUDE, PERCEPTRON, score]).findings if f.rule_id.startswith("LEAK")}
+    assert ("LEAK007" in found) is leaks
+
+
+def test_a_wrapper_whose_train_fits_an_estimator_is_followed_through_its_methods() -> None:
+    """`train` calling `self.clf.fit(X, y)`: the estimator inside is the model, its rows followed as before."""
+    wrapper = """from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+class Helper:
+    def __init__(self, clf):
+        self.clf = clf
+    def train(self, X, y):
+        self.clf.fit(X, y)
+    def predict(self, X):
+        return self.clf.predict(X)
+Xs = StandardScaler().fit_transform(X)
+A_train, A_test, b_train, b_test = train_test_split(Xs, y, random_state=0)"""
+    cell = "h = Helper(LogisticRegression())\nh.train(A_train, b_train)\nprint(np.mean(h.predict(A_test) == b_test))"
+    found = {f.rule_id for f in analyze_sources([PRELUDE, wrapper, cell]).findings if f.rule_id.startswith("LEAK")}
+    assert found == {"LEAK001"}

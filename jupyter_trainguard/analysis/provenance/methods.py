@@ -87,6 +87,8 @@ class Methods:
         args, kws = self.arguments(e)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)
+        if attr == "train" and obj.role == "model" and obj.cls_node is not None and args:
+            attr = "fit"  # a notebook model class whose training method is `train(X, y)`
         if obj.role == "torch":
             if attr in ("eval", "train"):
                 off = e.args and (const(e.args[0]) is False or self.known_test(e.args[0]) is False)

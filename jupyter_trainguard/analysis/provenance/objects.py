@@ -83,7 +83,8 @@ class Objects:
             obj = Obj(name, "torch", self.site(e))
             self.rec.torch_objects.append(obj)
             return Val("obj", obj=obj, site=self.site(e))
-        if {"fit", "predict"} <= methods or bases & {"BaseEstimator", "ClassifierMixin", "RegressorMixin"}:
+        trains = {"train", "predict"} <= methods and "fit" not in methods and _learns_by_hand(cls, "train")
+        if {"fit", "predict"} <= methods or trains or bases & {"BaseEstimator", "ClassifierMixin", "RegressorMixin"}:
             role = "model"
         elif {"fit", "transform"} <= methods or "TransformerMixin" in bases:
             role = "transformer"
@@ -99,7 +100,9 @@ class Objects:
             inst = Val("obj", obj=obj, site=self.site(e))
             self.call_method(inst, "__init__", e, args, kws)
             return inst
-        return Val("obj", obj=Obj(name, role, self.site(e)), site=self.site(e))
+        # (a model class trained by `train(X, y)`: its class is kept so that the call reads as its fit)
+        obj = Obj(name, role, self.site(e), cls_node=cls if role == "model" and trains else None)
+        return Val("obj", obj=obj, site=self.site(e))
 
     def is_torch_class(self, cls: ast.ClassDef, depth: int = 0) -> bool:
         """A notebook class deriving (directly or through notebook classes) from nn.Module/LightningModule."""
@@ -195,3 +198,10 @@ def interpolates(obj: Obj) -> bool:
     return any("SMOTE" in c.rsplit(".", 1)[-1] or c.endswith("ADASYN")
                for c in (obj.cls, obj.inner.cls if obj.inner is not None else ""))
 
+
+def _learns_by_hand(cls: ast.ClassDef, name: str) -> bool:
+    """Whether the class's training method learns by its own arithmetic: it trains no other object (a wrapper whose
+    `train` calls `self.clf.fit(X, y)` is followed through its methods instead)."""
+    fn = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == name), None)
+    return fn is not None and not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+                                      n.func.attr.startswith(("fit", "train")) for n in ast.walk(fn))
