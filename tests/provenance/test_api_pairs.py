@@ -156,6 +156,22 @@ PAIRS = [
      "from tensorflow.keras.preprocessing.text import Tokenizer\nttr, tte, ytr, yte = train_test_split(df['text'], y)\n"
      "tok = Tokenizer(num_words=5000)\ntok.fit_on_texts(ttr)\n"
      "print(LogisticRegression().fit(tok.texts_to_matrix(ttr), ytr).score(tok.texts_to_matrix(tte), yte))"),
+    ("gensim-word2vec-built-on-every-text", "LEAK001",
+     "from gensim.models import Word2Vec\ntoks = df['text'].str.split()\nw2v = Word2Vec(sentences=toks, vector_size=20, min_count=1)\n"
+     "V = np.vstack([np.mean([w2v.wv[w] for w in t], axis=0) for t in toks])\nVtr, Vte, ytr, yte = train_test_split(V, y)\n"
+     "print(LogisticRegression().fit(Vtr, ytr).score(Vte, yte))",
+     "from gensim.models import Word2Vec\ntoks = df['text'].str.split()\nttr, tte, ytr, yte = train_test_split(toks, y)\n"
+     "w2v = Word2Vec(ttr, vector_size=20, min_count=1)\n"
+     "def embed(doc):\n    return np.mean([w2v.wv[w] for w in doc if w in w2v.wv.key_to_index], axis=0)\n"
+     "print(LogisticRegression().fit([embed(t) for t in ttr], ytr).score([embed(t) for t in tte], yte))"),
+    ("gensim-doc2vec-build_vocab-and-train", "LEAK001",
+     "from gensim.models.doc2vec import Doc2Vec\ntoks = df['text'].str.split()\nd2v = Doc2Vec(vector_size=20)\n"
+     "d2v.build_vocab(toks)\nd2v.train(toks, total_examples=d2v.corpus_count, epochs=5)\n"
+     "V = np.array([d2v.infer_vector(t) for t in toks])\nVtr, Vte, ytr, yte = train_test_split(V, y)\n"
+     "print(LogisticRegression().fit(Vtr, ytr).score(Vte, yte))",
+     "from gensim.models.doc2vec import Doc2Vec\ntoks = df['text'].str.split()\nttr, tte, ytr, yte = train_test_split(toks, y)\n"
+     "d2v = Doc2Vec(vector_size=20)\nd2v.build_vocab(ttr)\nd2v.train(ttr, total_examples=d2v.corpus_count, epochs=5)\n"
+     "print(LogisticRegression().fit([d2v.infer_vector(t) for t in ttr], ytr).score([d2v.infer_vector(t) for t in tte], yte))"),
     ("keras-evaluate-overlap", "LEAK003",
      "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnet = keras.Sequential()\n"
      "net.fit(X, y, epochs=3)\nprint(net.evaluate(Xte, yte))",
@@ -779,3 +795,15 @@ def test_xgboost_native_train_watching_a_positional_watchlist() -> None:
               "bst = xgb.train({}, da, 400, [(da, 'train'), (dv, 'valid')], early_stopping_rounds=20)\n"
               "print(accuracy_score(yte, bst.predict(dte) > 0.5))")
     assert not {f.rule_id for f in analyze_sources([SK, carved]).findings if f.rule_id.startswith("LEAK")}
+
+
+@pytest.mark.parametrize("code, leaks", [
+    ("A = np.array([r / np.max(r) for r in M])", False),  # each row scaled by its own maximum
+    ("A = np.array([r - r.mean() for r in M])", False),
+    ("A = M / np.max(M)", True),  # one maximum over every row
+    ("A = np.array([r / np.max(M) for r in M])", True),
+])
+def test_a_statistic_of_one_row_in_a_comprehension_learns_nothing_of_the_others(code: str, leaks: bool) -> None:
+    cell = ("M = np.loadtxt('signals.txt')\n" + code +
+            "\nAtr, Ate, ytr, yte = train_test_split(A, y)\nprint(Ridge().fit(Atr, ytr).score(Ate, yte))")
+    assert ("LEAK001" in _ids(cell)) is leaks

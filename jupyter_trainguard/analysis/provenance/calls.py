@@ -280,7 +280,7 @@ class Calls:
             if x is None or not x.is_data:
                 return None
             axis = const(kw(e, "axis"))
-            if axis in (1, "columns"):
+            if axis in (1, "columns") or id(x) in self.row_values:  # (across one row's own values)
                 return self.derive(e, args)
             fit = self.add_fit("statistic", q.rsplit(".", 1)[-1], x, e)
             if effect == "scale":

@@ -16,6 +16,7 @@ class Comprehensions:
         saved = dict(self.env)
         self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
         elements: set[str] = set()
+        keep = before = None
         try:
             gen = e.generators[0]
             folds = len(e.generators) == 1 and self.fold_indices(*unenumerated(gen.iter, gen.target))
@@ -23,6 +24,8 @@ class Comprehensions:
             if isinstance(gen.target, ast.Name) and self.row_wise(e, it, True):
                 elements = {gen.target.id} - self.row_elements
             self.row_elements |= elements
+            before = set(self.row_values) if elements else None
+            within = it is not None and id(it) in self.row_values  # over one row's own items (its words)
             passes = [None] if folds else self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
             outs = []
             kind = "folds" if folds else "models" if any(self.holds_obj(p) for p in passes) else "items"
@@ -30,6 +33,9 @@ class Comprehensions:
             for p in passes[:8]:
                 if not folds:
                     self.assign(gen.target, p, gen.iter)
+                    bound = self.env.get(gen.target.id) if elements else None
+                    if bound is not None:
+                        self.row_values[id(bound)] = bound  # one row each pass
                 for extra in e.generators[1:]:
                     self.assign(extra.target, self.expr(extra.iter), extra.iter)
                 for g in e.generators:
@@ -44,12 +50,17 @@ class Comprehensions:
             if outs and all(o is not None and o.kind == "obj" for o in outs):
                 return Val("seq", items=tuple(outs), site=self.site(e))
             flat = [i for o in outs for i in (o.items or () if o is not None and o.kind == "seq" else (o,))]
-            if not folds and self.row_wise(e, it):
-                return self.mapped_rows(e, it, flat)
-            return self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
+            out = self.mapped_rows(e, it, flat) if not folds and self.row_wise(e, it) else \
+                self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
+            keep = out if within else None  # `[wv[w] for w in doc]`: still one row's items
+            return out
         finally:
             self.loop_vars.pop()
             self.row_elements -= elements
+            if before is not None:
+                self.row_values = {k: v for k, v in self.row_values.items() if k in before}
+            if keep is not None:
+                self.row_values[id(keep)] = keep
             inner = self.env
             self.env = saved
             for k in saved:

@@ -15,7 +15,8 @@ from .values import Fit, Val
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
 WEIGHT_ATTRS = frozenset({"feature_importances_", "coef_"})  # a fitted model's per-column weights
-OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator", "hypermodel"})
+OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator", "hypermodel",
+                            "wv", "dv", "docvecs"})  # (an embedding's word and document vectors: what it learned)
 # names bound outside the notebook that are never the notebook's data (builtins are bound from the start)
 OUTSIDE_NAMES_NOT_DATA = frozenset({"get_ipython", "display", "In", "Out", "_", "_i", "_ii", "exit", "quit",
                                     "spark", "sc", "sqlContext", "dbutils", "self", "cls"})
@@ -171,6 +172,17 @@ class Expressions:
             out.fcols = base.fcols
         return out
 
+    def looked_up(self, base: Val, e: ast.Subscript) -> Val | None:
+        """`model.wv[word]` of a fitted embedding: the vector it learned for that key, carrying its fit (a word of
+        a text keeps that text's rows)."""
+        fit = base.obj.fit if base.obj is not None and base.obj.role == "transformer" else None
+        if fit is None:
+            return None
+        key = self.expr(e.slice)
+        data = key if key is not None and key.is_data else None
+        return Val("data", rows=data.rows if data else frozenset(), site=self.site(e),
+                   stats=(data.all_stats if data else frozenset()) | {fit}, evals=data.evals if data else ())
+
     def class_reference(self, e: ast.Name) -> Val | None:
         """An estimator class named without being called (`{'tree': DecisionTreeClassifier}`): calling it later
         builds that estimator."""
@@ -210,7 +222,7 @@ class Expressions:
                 return lists[0]  # windows[key].append(...) in a loop over the keys: one list stands for each
             return self.derive(e, data)  # data[key] for an unknown key: any of them
         if base.kind == "obj":
-            return base
+            return self.looked_up(base, e) or base
         if not base.is_data:
             return None
         rows_part = e.slice

@@ -20,10 +20,11 @@ USED_AS_ROWS = frozenset({"transformer", "resampler"})
 # `groupby(k)[c].transform(name)`: statistics of every row of the group (frequency encoding and ranks too)
 GROUP_STATS = STAT_METHODS | {"count", "size", "nunique", "sum", "rank"}
 FIT = frozenset({"fit", "fit_transform", "fit_resample", "fit_predict", "fit_on_texts", "partial_fit", "adapt",
-                 "fit_generator", "train_on_batch", "fit_sample", "fit_on_sequences"})
+                 "fit_generator", "train_on_batch", "fit_sample", "fit_on_sequences", "build_vocab"})
 TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "sequences_to_matrix", "flow",
                        "flow_from_dataframe",
-                       "standardize", "inverse_transform", "fit_transform", "decision_path", "apply"})
+                       "standardize", "inverse_transform", "fit_transform", "decision_path", "apply",
+                       "get_vector", "infer_vector", "get_mean_vector"})
 PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
                      "predict_on_batch", "forecast", "get_forecast", "get_prediction", "kneighbors",
                      "predict_generator", "score_samples"})
@@ -87,8 +88,8 @@ class Methods:
         args, kws = self.arguments(e)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)
-        if attr == "train" and obj.role == "model" and obj.cls_node is not None and args:
-            attr = "fit"  # a notebook model class whose training method is `train(X, y)`
+        if attr == "train" and args and (obj.role == "model" and obj.cls_node is not None or obj.role == "transformer"):
+            attr = "fit"  # a notebook model class trained by `train(X, y)`; an embedding's `train(corpus)`
         if obj.role == "torch":
             if attr in ("eval", "train"):
                 off = e.args and (const(e.args[0]) is False or self.known_test(e.args[0]) is False)
@@ -248,8 +249,9 @@ class Methods:
             return self.derive(e, [recv])
         if attr in STAT_METHODS and recv.kind in ("data", "index"):
             axis = kw(e, "axis")
-            if isinstance(axis, ast.Constant) and axis.value in (1, "columns") or _windowed(e.func.value):
-                return self.derive(e, [recv])
+            if isinstance(axis, ast.Constant) and axis.value in (1, "columns") or _windowed(e.func.value) or \
+                    id(recv) in self.row_values:
+                return self.derive(e, [recv])  # (across one row's own values: no row learns of another)
             fit = self.add_fit("statistic", attr, recv, e)
             return Val("data", stats=recv.all_stats | {fit}, site=self.site(e))
         if attr == "rank" and recv.kind in ("data", "index") and not _windowed(e.func.value):

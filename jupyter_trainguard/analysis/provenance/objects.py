@@ -58,6 +58,9 @@ class Objects:
                 y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
                 obj.bound = (x, y)
         obj.early = stops_early(e, self.bound_nodes)
+        corpus = (args[0] if args else None) or next((kws[k] for k in row.fitted_by if kws.get(k) is not None), None)
+        if row.fitted_by and corpus is not None and corpus.is_data:  # `Word2Vec(corpus)`: trained as it is built
+            self.fit_call(obj, Val("obj", obj=obj, site=self.site(e)), "fit", corpus, None, e, {})
         for name in ("eval_set", "validation_data"):
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))

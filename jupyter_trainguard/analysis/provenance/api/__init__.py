@@ -11,6 +11,7 @@ from . import (
     boosting,
     feature_engine_api,
     forecasting,
+    gensim_api,
     keras,
     model_zoo,
     numpy_api,
@@ -22,7 +23,7 @@ from . import (
 from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
-           feature_engine_api, model_zoo)
+           feature_engine_api, model_zoo, gensim_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")

@@ -15,6 +15,8 @@ class ClassRow(FrozenRecord):
     vocab: the statistics are only a vocabulary/category list (encoders), not values.
     vocab_when: (keyword, value): a vocabulary only when built with that keyword value.
     bound: the data is given to the constructor (`sm.OLS(y, X)`): positions of (X, y).
+    fitted_by: the constructor fits on its first positional argument or one of these keywords
+    (`Word2Vec(sentences=corpus)`).
     """
 
     role: str
@@ -22,10 +24,13 @@ class ClassRow(FrozenRecord):
     vocab: bool = False
     bound: tuple[int, int] | None = None
     vocab_when: tuple[str, object] | None = None
+    fitted_by: tuple[str, ...] = ()
 
     def __init__(self, role: str, roots: tuple[str, ...] = (), vocab: bool = False,
-                 bound: tuple[int, int] | None = None, vocab_when: tuple[str, object] | None = None) -> None:
-        self.__dict__.update(role=role, roots=roots, vocab=vocab, bound=bound, vocab_when=vocab_when)
+                 bound: tuple[int, int] | None = None, vocab_when: tuple[str, object] | None = None,
+                 fitted_by: tuple[str, ...] = ()) -> None:
+        self.__dict__.update(role=role, roots=roots, vocab=vocab, bound=bound, vocab_when=vocab_when,
+                             fitted_by=fitted_by)
 
 
 class FuncRow(FrozenRecord):
