@@ -144,3 +144,18 @@ def test_a_window_of_later_rows_joined_by_and_is_the_other_side_of_the_cutoff() 
     assert "LEAK004" in rules(split, STOPPED)
     assert "LEAK005" in rules(split, COMPARE)
     assert not rules(split, ONE)
+
+
+@pytest.mark.parametrize("train_rows, test_rows", [
+    ("df.loc[early]", "df.loc[late]"),  # each side's test bound to its own name
+    ("df[early]", "df[~early]"),  # one named test and its negation
+])
+def test_a_cutoff_test_bound_to_a_name_splits_the_table_as_written_in_place(train_rows: str, test_rows: str) -> None:
+    split = (f"cut = df['step'].quantile(0.8)\nearly = df['step'] <= cut\nlate = df['step'] > cut\n"
+             f"train, test = {train_rows}, {test_rows}\n"
+             "X_train, y_train = train.drop(columns='y'), train['y']\n"
+             "X_test, y_test = test.drop(columns='y'), test['y']")
+    found = [f for f in analyze_sources([HEAD, split, STOPPED]).findings if f.rule_id == "LEAK004"]
+    assert found and "X_test" in found[0].message
+    assert "LEAK005" in rules(split, COMPARE)
+    assert not rules(split, ONE)

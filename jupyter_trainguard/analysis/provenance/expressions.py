@@ -309,7 +309,7 @@ class Expressions:
             same.stats = same.stats | idx.stats
             return same
         if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
-            steps = mask_steps(sl)
+            steps = mask_steps(sl) or self.named_mask_steps(sl)
             if steps:  # `df[df.c.isna()]`, `df[df.t < d]`: the two sides of one test (each test joined by `&`)
                 for key, side in steps:
                     base = self.select(base, key, side, "mask", e)
@@ -318,6 +318,17 @@ class Expressions:
                 return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
             return self.select(base, ("mask", text(sl)), "sub", "mask", e)
         return same
+
+    def named_mask_steps(self, sl: ast.expr) -> list | None:
+        """`train_idx = df.step <= cut` then `df.loc[train_idx]` (or `df[~train_idx]`): the mask's own test, as if
+        written in place."""
+        neg = isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert)
+        name = sl.operand if neg else sl
+        bound = self.bound_nodes.get(name.id) if isinstance(name, ast.Name) else None
+        steps = mask_steps(bound) if isinstance(bound, (ast.Compare, ast.BoolOp, ast.BinOp)) else None
+        if not steps or neg and len(steps) != 1:
+            return None
+        return [(key, {"sub": "not", "not": "sub"}[side]) for key, side in steps] if neg else steps
 
     def stacked_part(self, base: Val, sl: ast.Slice) -> frozenset | None:
         """`all_data[:len(train)]` / `all_data[ntrain:]` of frames stacked with `concat([train, test])`: the cut
