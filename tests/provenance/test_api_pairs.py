@@ -172,6 +172,15 @@ PAIRS = [
      "from gensim.models.doc2vec import Doc2Vec\ntoks = df['text'].str.split()\nttr, tte, ytr, yte = train_test_split(toks, y)\n"
      "d2v = Doc2Vec(vector_size=20)\nd2v.build_vocab(ttr)\nd2v.train(ttr, total_examples=d2v.corpus_count, epochs=5)\n"
      "print(LogisticRegression().fit([d2v.infer_vector(t) for t in ttr], ytr).score([d2v.infer_vector(t) for t in tte], yte))"),
+    ("keras-image-generator-featurewise-fit", "LEAK001",
+     "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
+     "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"
+     "Itr, Ite, ytr, yte = train_test_split(imgs, y)\nnet = keras.Sequential()\nnet.fit(gen.flow(Itr, ytr), epochs=2)\n"
+     "print(net.evaluate(gen.flow(Ite, yte)))",
+     "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
+     "Itr, Ite, ytr, yte = train_test_split(imgs, y)\ngen = ImageDataGenerator(rotation_range=20, horizontal_flip=True)\n"
+     "gen.fit(Itr)\nplain = ImageDataGenerator()\nplain.fit(Ite)\nnet = keras.Sequential()\n"
+     "net.fit(gen.flow(Itr, ytr), epochs=2)\nprint(net.evaluate(plain.flow(Ite, yte)))"),
     ("keras-evaluate-overlap", "LEAK003",
      "from tensorflow import keras\nXtr, Xte, ytr, yte = train_test_split(X, y)\nnet = keras.Sequential()\n"
      "net.fit(X, y, epochs=3)\nprint(net.evaluate(Xte, yte))",

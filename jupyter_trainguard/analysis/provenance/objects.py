@@ -10,6 +10,9 @@ from .astutil import const, kw
 from .training import stops_early
 from .values import Obj, Val, graph_layers
 
+# the options that make an image generator's `fit` learn statistics of the images it is given
+LEARNING_OPTIONS = ("featurewise_center", "featurewise_std_normalization", "zca_whitening")
+
 
 class Objects:
     """Mixin: constructors, object calls, notebook class instances and their methods."""
@@ -21,6 +24,8 @@ class Objects:
             const(kw(e, row.vocab_when[0])) == row.vocab_when[1]  # type: ignore[attr-defined]
         if row.role == "splitter":
             obj.shuffle = self.splitter_shuffles(q, e)
+        if row.role == "augmenter" and not self.learning_options(e):
+            obj.role = "stateless"  # `ImageDataGenerator(rotation_range=20)`: its `fit` learns nothing
         if row.role == "torch":
             self.rec.torch_objects.append(obj)
         if row.role in ("trainer", "config"):
@@ -65,6 +70,11 @@ class Objects:
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
         return Val("obj", obj=obj, site=self.site(e))
+
+    def learning_options(self, e: ast.Call) -> bool:
+        """Whether an image generator may be built to learn statistics in `fit` (an option set, or not known)."""
+        return any(k.arg is None or k.arg in LEARNING_OPTIONS and self.constant(k.value) not in (False, None)
+                   for k in e.keywords)
 
     def copied(self, effect: str, e: ast.Call, args: list) -> Val | None:
         """`clone(est)`: the same estimator, settings and all, not fitted; `copy.deepcopy(est)` keeps its fit
