@@ -73,8 +73,8 @@ class Objects:
 
     def learning_options(self, e: ast.Call) -> bool:
         """Whether an image generator may be built to learn statistics in `fit` (an option set, or not known)."""
-        return any(k.arg is None or k.arg in LEARNING_OPTIONS and self.constant(k.value) not in (False, None)
-                   for k in e.keywords)
+        return bool(e.args) or any(k.arg is None or k.arg in LEARNING_OPTIONS and
+                                   self.constant(k.value) not in (False, None) for k in e.keywords)
 
     def copied(self, effect: str, e: ast.Call, args: list) -> Val | None:
         """`clone(est)`: the same estimator, settings and all, not fitted; `copy.deepcopy(est)` keeps its fit
