@@ -46,3 +46,40 @@ def test_early_stopping_on_the_scored_fold_is_a_selection_warning() -> None:
 ])
 def test_stopping_that_does_not_read_the_scored_fold_chooses_nothing(body: str) -> None:
     assert found(body) == []
+
+
+OOF = """import numpy as np
+import pandas as pd
+import lightgbm as lgb
+from sklearn.model_selection import StratifiedKFold
+from sklearn.metrics import roc_auc_score
+df = pd.read_csv('churn.csv')
+X, y = df.drop(columns='left'), df['left']
+PARAMS = dict(objective='binary')
+oof = np.zeros(len(X))
+for tr, va in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+    fit_set = lgb.Dataset(X.iloc[tr], label=y.iloc[tr])
+    stop_set = lgb.Dataset(X.iloc[va], label=y.iloc[va])
+    booster = lgb.train(PARAMS, fit_set, 1000, valid_sets=[fit_set, stop_set]{stop})
+    oof[va] = booster.predict(X.iloc[va], num_iteration=booster.best_iteration)
+print('CV AUC', roc_auc_score(y, oof))"""
+
+
+def test_out_of_fold_predictions_scored_after_the_loop_read_the_stopping_folds() -> None:
+    """`oof[va] = m.predict(X.iloc[va])` fills an array made for them: scoring it scores every fold's predictions."""
+    [f] = [f for f in analyze_sources([OOF.format(stop=", early_stopping_rounds=50")]).findings
+           if f.rule_id.startswith("LEAK")]
+    assert f.rule_id == "LEAK004" and f.evidence["cross_validation"]
+    assert not [f for f in analyze_sources([OOF.format(stop="")]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_predictions_written_into_a_frame_attribute_are_what_its_metric_scores() -> None:
+    code = """import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+df = pd.read_csv('loans.csv')
+X = df.drop(columns='paid')
+model = LogisticRegression().fit(X, df['paid'])
+df.guess = model.predict(X)
+print(accuracy_score(df['paid'], df.guess))"""
+    assert "LEAK007" in {f.rule_id for f in analyze_sources([code]).findings}

@@ -297,9 +297,13 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
     def rebind(self, name: str, base: Val, v: Val) -> None:
         """A data value mutated in place: same rows (an allocated matrix: those it is filled from), more statistics."""
         stats, time, rows = base.stats | v.all_stats, base.time | v.time, self.filled_rows(base, v)
-        if stats == base.stats and time == base.time and rows == base.rows:
+        evals = joined(base.evals, v.evals) if v.kind == "pred" else base.evals
+        if stats == base.stats and time == base.time and rows == base.rows and evals == base.evals:
             return
-        nv = Val(base.kind, rows=rows, stats=stats, site=base.site, name=name, evals=base.evals, time=time,
+        # an array made to be filled (`oof = np.zeros(len(X))`) and given predictions (`oof[va] = m.predict(...)`)
+        kind = "pred" if v.kind == "pred" and base.rows and all(tok[0][0] == "made" for tok in base.rows) \
+            else base.kind
+        nv = Val(kind, rows=rows, stats=stats, site=base.site, name=name, evals=evals, time=time,
                  fcols=base.fcols, flabel=base.flabel,
                  label=base.label, items=base.items, keys=base.keys, cols=base.cols, oid=base.oid)
         self.env[name] = nv

@@ -118,9 +118,9 @@ def _stopped_on_scored_fold(rec: Record, obj, v, site) -> Leak | None:
                   None)
         if ev is None:
             continue
-        name = f"`{data.name}`" if data.name else "the held-out fold"
+        name = f" `{data.name}`" if data.name else ""
         return Leak("selection", site,
-                    f"The held-out fold {name} is passed as an early-stopping `eval_set`/`validation_data` in "
+                    f"The held-out fold{name} is passed as an early-stopping `eval_set`/`validation_data` in "
                     f"{site.where()} and then scored by {code(ev.site)} in {ev.site.where()}: each fold is scored on "
                     f"the rows that chose when training stopped, so the cross-validated score is optimistic.",
                     evidence={"fit": step_text(site), "evaluation": step_text(ev.site), "variable": data.name,
