@@ -105,3 +105,15 @@ def test_a_notebook_dataset_given_another_mode_reads_other_files() -> None:
     same = loaders.replace(', mode="val"', "")
     rep = analyze_sources([DATASET, same, TORCH_LOOP])
     assert [f for f in rep.findings if f.category == "leakage.overlap"]
+
+
+def test_reads_of_one_file_that_keep_other_rows_are_other_rows() -> None:
+    """`nrows=` and `skiprows=` read other rows of the same file: a model trained on the first part and scored on
+    the second is scored on rows it never saw."""
+    code = ['import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n'
+            'from sklearn.metrics import accuracy_score\nPATH = "data/clicks.csv"',
+            'train = pd.read_csv(PATH, nrows=100000)\n'
+            'model = LogisticRegression().fit(train.drop(columns="click"), train["click"])',
+            'test = pd.read_csv(PATH, skiprows=range(1, 100001), nrows=20000)\n'
+            'print(accuracy_score(test["click"], model.predict(test.drop(columns="click"))))']
+    assert not {f.rule_id for f in analyze_sources(code).findings if f.rule_id.startswith("LEAK")}

@@ -22,6 +22,9 @@ PATH_FIRST = frozenset({("numpy", "save"), ("numpy", "savetxt"), ("scipy", "save
 # methods writing their receiver to the file named by their first argument
 WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", "to_json", "to_excel", "to_hdf",
                              "save", "save_model", "dump", "save_weights"})
+# a library reader's keywords that pick which rows of the file it reads (`nrows=`, `skiprows=`, a sheet, a subset)
+ROW_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "sheet_name", "key", "where", "start", "stop", "subset",
+                          "split", "classes", "chunksize", "max_rows", "max_samples"})
 PATH_CALLS = frozenset({"open", "os.path.join", "posixpath.join", "ntpath.join"})  # a path from its parts
 # readers of every file under a folder, its subfolders naming the classes
 FOLDER_READERS = frozenset({"flow_from_directory", "image_dataset_from_directory", "text_dataset_from_directory",
@@ -84,8 +87,9 @@ class Files:
         f = node.func
         own = isinstance(f, ast.Name) and (f.id in self.user_classes or getattr(self.env.get(f.id), "kind", "") ==
                                            "func")
-        rest = tuple(ast.dump(a) for a in node.args[1:]) + tuple((k.arg, ast.dump(k.value)) for k in node.keywords \
-                                                                  if k.arg not in PATH_KEYWORDS) if own else ()
+        rest = tuple(ast.dump(a) for a in node.args[1:]) + tuple((k.arg, ast.dump(k.value)) for k in node.keywords
+                                                                  if k.arg not in PATH_KEYWORDS) if own else \
+            tuple((k.arg, ast.dump(k.value)) for k in node.keywords if k.arg in ROW_KEYWORDS)
         return (call_leaf(node), path, *rest)
 
     def folder_rows(self, path: str, fresh: frozenset, node: ast.AST | None) -> frozenset:
