@@ -117,3 +117,10 @@ def test_reads_of_one_file_that_keep_other_rows_are_other_rows() -> None:
             'test = pd.read_csv(PATH, skiprows=range(1, 100001), nrows=20000)\n'
             'print(accuracy_score(test["click"], model.predict(test.drop(columns="click"))))']
     assert not {f.rule_id for f in analyze_sources(code).findings if f.rule_id.startswith("LEAK")}
+
+
+def test_a_folder_read_for_some_of_its_subfolders_holds_only_those() -> None:
+    reads = ('root = "data/Dataset"\n'
+             'train_data = gen.flow_from_directory(root + "/Train", target_size=(64, 64))\n'
+             'test_data = gen.flow_from_directory(root, classes=["Test"], target_size=(64, 64))')
+    assert not rules(reads, FIT, "print(model.evaluate(test_data))")

@@ -109,7 +109,7 @@ class State:
             if path is not None:
                 self.read_paths[path] = sid
         rows = frozenset({(sid,)})
-        if path is not None and path[0] in FOLDER_READERS:
+        if path is not None and path[0] in FOLDER_READERS and len(path) == 2:  # (`classes=`: only those subfolders)
             rows = self.folder_reads.get(path[1]) or self.folder_rows(path[1], rows, node)
             self.folder_reads[path[1]] = rows
         return Val("data", rows=rows, site=self.site(node))
