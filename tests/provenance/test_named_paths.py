@@ -124,3 +124,13 @@ def test_a_folder_read_for_some_of_its_subfolders_holds_only_those() -> None:
              'train_data = gen.flow_from_directory(root + "/Train", target_size=(64, 64))\n'
              'test_data = gen.flow_from_directory(root, classes=["Test"], target_size=(64, 64))')
     assert not rules(reads, FIT, "print(model.evaluate(test_data))")
+
+
+def test_a_whole_folder_scored_after_training_on_its_training_subset() -> None:
+    """`subset=` does not make another read: the whole folder holds the training subset's images."""
+    reads = ('data_dir = "data/flowers"\nsplit_gen = ImageDataGenerator(rescale=1./255, validation_split=0.2)\n'
+             'train_data = split_gen.flow_from_directory(data_dir, subset="training")\n'
+             'val_data = split_gen.flow_from_directory(data_dir, subset="validation")\n'
+             'every = gen.flow_from_directory(data_dir, shuffle=False)')
+    assert not rules(reads, FIT, "print(model.evaluate(val_data))")
+    assert "LEAK003" in rules(reads, FIT, "print(model.evaluate(every))")

@@ -22,9 +22,10 @@ PATH_FIRST = frozenset({("numpy", "save"), ("numpy", "savetxt"), ("scipy", "save
 # methods writing their receiver to the file named by their first argument
 WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", "to_json", "to_excel", "to_hdf",
                              "save", "save_model", "dump", "save_weights"})
-# a library reader's keywords that pick which rows of the file it reads (`nrows=`, `skiprows=`, a sheet, a subset)
-ROW_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "sheet_name", "key", "where", "start", "stop", "subset",
-                          "split", "classes", "chunksize", "max_rows", "max_samples"})
+# a library reader's keywords that pick which rows of the file it reads (`nrows=`, `skiprows=`, a sheet, some
+# subfolders); Keras's `subset=` is not one: the two subsets are the two sides of one split of the same read
+ROW_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "sheet_name", "key", "where", "start", "stop", "classes",
+                          "chunksize", "max_rows"})
 PATH_CALLS = frozenset({"open", "os.path.join", "posixpath.join", "ntpath.join"})  # a path from its parts
 # readers of every file under a folder, its subfolders naming the classes
 FOLDER_READERS = frozenset({"flow_from_directory", "image_dataset_from_directory", "text_dataset_from_directory",
