@@ -63,8 +63,9 @@ class Objects:
                 y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
                 obj.bound = (x, y)
         obj.early = stops_early(e, self.bound_nodes)
-        corpus = (args[0] if args else None) or next((kws[k] for k in row.fitted_by if kws.get(k) is not None), None)
-        if row.fitted_by and corpus is not None and corpus.is_data:  # `Word2Vec(corpus)`: trained as it is built
+        given = (args[:1] + [kws.get(k) for k in row.fitted_by]) if row.fitted_by else []
+        corpus = next((v for v in given if v is not None and v.is_data), None)
+        if corpus is not None:  # `Word2Vec(corpus)`: trained as it is built
             self.fit_call(obj, Val("obj", obj=obj, site=self.site(e)), "fit", corpus, None, e, {})
         for name in ("eval_set", "validation_data"):
             if kws.get(name) is not None:
