@@ -150,6 +150,11 @@ class Expressions:
             if e.attr in SELECTOR_ATTRS and base.obj.fit is not None:
                 self.rank_read(base.obj.fit)
                 return Val("data", stats=frozenset({base.obj.fit}), site=self.site(e))  # columns chosen by a fit
+            if e.attr == "labels_" and base.obj.learned is not None:  # a clusterer's labels of its own rows
+                fitted = Val("data", rows=base.obj.learned.rows, site=self.site(e), name=base.obj.learned.data_name)
+                ev = self.add_eval(base.obj, fitted, "labels_", e)
+                return Val("data", rows=fitted.rows, stats=frozenset({base.obj.learned}), site=self.site(e),
+                           evals=(ev,))
             if e.attr in WEIGHT_ATTRS and base.obj.fit is not None and base.obj.fit.kind == "model":
                 self.rank_read(self.weights_of(base.obj.fit))
                 return Val("data", stats=frozenset({self.weights_of(base.obj.fit)}), site=self.site(e))

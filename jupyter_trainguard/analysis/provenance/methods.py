@@ -230,8 +230,9 @@ class Methods:
             obj.learned = self.add_fit("transformer", obj.cls, x, e, obj=obj)
         if attr == "fit_transform":
             return Val("data", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=x.evals)
-        if attr == "fit_predict":
-            return Val("data", rows=x.rows, stats=x.all_stats | {obj.learned}, site=self.site(e))
+        if attr == "fit_predict":  # each row's cluster or outlier flag: a feature, or a prediction a metric scores
+            ev = self.add_eval(obj, x, attr, e)
+            return Val("data", rows=x.rows, stats=x.all_stats | {obj.learned}, site=self.site(e), evals=(ev,))
         return recv
 
     def prediction(self, obj: Obj, x: Val, method: str, e: ast.Call) -> Val:

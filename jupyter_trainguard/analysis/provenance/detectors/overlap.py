@@ -200,6 +200,14 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                         f"{code(ev.site)} in {ev.site.where()}, line {ev.site.line} watches the model on the very rows "
                         f"it trains on (`{ev.method}`) and on no other rows: the validation loss and metrics it "
                         f"reports measure memorisation, not generalisation.", evidence=evidence, severity=sev)
+        if ev.method in ("fit_predict", "labels_"):  # an unsupervised model's answers for its own rows
+            kind = ev.obj.cls.rsplit(".", 1)[-1] if ev.obj is not None else "model"
+            if ev.metric is not None:
+                evidence["metric"] = step_text(ev.metric)
+            return Leak("train-rows", ev.site,
+                        f"{code(ev.site)} in {ev.site.where()} gives the {kind}'s answers for the very rows it was "
+                        f"fitted on, scored against their labels: this measures how well it fits those rows, not "
+                        f"how it does on new ones ({trail}).", evidence=evidence, severity=sev)
         same = code(ev.site) == model and ev.site.cell is fit.site.cell  # `model(X_train)` trains, then scores
         at = (lambda s: f"{s.where()}, line {s.line}") if same else (lambda s: s.where())
         return Leak("train-rows", ev.site,
