@@ -88,15 +88,26 @@ class Files:
         f = node.func
         own = isinstance(f, ast.Name) and (f.id in self.user_classes or getattr(self.env.get(f.id), "kind", "") ==
                                            "func")
-        rest = tuple(ast.dump(a) for a in node.args[1:]) + tuple((k.arg, ast.dump(k.value)) for k in node.keywords
-                                                                  if k.arg not in PATH_KEYWORDS) if own else \
-            tuple((k.arg, ast.dump(k.value)) for k in node.keywords if k.arg in ROW_KEYWORDS)
+        if own:
+            rest = tuple(ast.dump(a) for a in node.args[1:]) + \
+                tuple((k.arg, ast.dump(k.value)) for k in node.keywords if k.arg not in PATH_KEYWORDS)
+        else:
+            rest = tuple((k.arg, ast.dump(k.value)) for k in node.keywords if k.arg in ROW_KEYWORDS)
         return (call_leaf(node), path, *rest)
 
-    def folder_rows(self, path: str, fresh: frozenset, node: ast.AST | None) -> frozenset:
-        """The rows of a folder read recursively (`flow_from_directory(d)`): every image under it. A folder read
-        after one of its subfolders holds that subfolder's rows too (`Dataset/` after `Dataset/Train`); one read
-        after a folder above it is a part of that folder's rows. Sibling folders share none."""
+    def read_rows(self, key: tuple, fresh: frozenset, node: ast.AST | None) -> frozenset:
+        """The rows of a read keyed by `read_key`: its own source's (`fresh`), unless it reads a whole folder
+        recursively (`flow_from_directory(d)`, no `classes=`): every image under it. A folder read after one of
+        its subfolders holds that subfolder's rows too (`Dataset/` after `Dataset/Train`); one read after a
+        folder above it is a part of that folder's rows. Sibling folders share none."""
+        if key[0] not in FOLDER_READERS or len(key) > 2:
+            return fresh
+        path = key[1]
+        if path not in self.folder_reads:
+            self.folder_reads[path] = self._folder_rows(path, fresh, node)
+        return self.folder_reads[path]
+
+    def _folder_rows(self, path: str, fresh: frozenset, node: ast.AST | None) -> frozenset:
         parent = max((p for p in self.folder_reads if path.startswith(p + os.sep)), key=len, default=None)
         if parent is not None:
             return self.select(Val("data", rows=self.folder_reads[parent]), ("folder", path), "part", "folder",

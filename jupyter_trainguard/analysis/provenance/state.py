@@ -8,7 +8,6 @@ import itertools
 from ...findings import FACTORY, factory
 from ...findings import Record as _Record
 from .astutil import call_leaf
-from .files import FOLDER_READERS
 from .rows import Selection, covered, extend, union
 from .values import TRAIN_FORWARD, Eval, Fit, Obj, Site, Val, graph_layers, site_of
 
@@ -97,8 +96,8 @@ class State:
         return s
 
     def source(self, node: ast.AST | None, label: str = "src") -> Val:
-        """New rows: data read or built in the notebook. A file named by the same literal path as an earlier read
-        holds the same rows (`pd.read_csv('data.csv')` in two cells is one table)."""
+        """New rows: data read or built in the notebook. A file named by the same path as an earlier read holds
+        the same rows (`pd.read_csv(PATH)` in two cells is one table; a folder, see `Files.read_rows`)."""
         back = self.read_back(node) if label == "read" else None
         if back is not None:
             return back  # a file the notebook wrote: what it wrote
@@ -108,10 +107,7 @@ class State:
             sid = (label, next(self._ids))
             if path is not None:
                 self.read_paths[path] = sid
-        rows = frozenset({(sid,)})
-        if path is not None and path[0] in FOLDER_READERS and len(path) == 2:  # (`classes=`: only those subfolders)
-            rows = self.folder_reads.get(path[1]) or self.folder_rows(path[1], rows, node)
-            self.folder_reads[path[1]] = rows
+        rows = self.read_rows(path, frozenset({(sid,)}), node) if path is not None else frozenset({(sid,)})
         return Val("data", rows=rows, site=self.site(node))
 
     def derive(self, node: ast.AST | None, parts: list[Val | None], kind: str = "data") -> Val | None:
