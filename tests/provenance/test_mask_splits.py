@@ -159,3 +159,36 @@ def test_a_cutoff_test_bound_to_a_name_splits_the_table_as_written_in_place(trai
     assert found and "X_test" in found[0].message
     assert "LEAK005" in rules(split, COMPARE)
     assert not rules(split, ONE)
+
+
+VALUE_SPLIT = """df["part"] = np.random.choice(["train", "valid", "test"], p=[.8, .1, .1], size=len(df))
+train, valid, test = df[df.part == "train"], df[df.part == "valid"], df[df.part == "test"]
+X_train, y_train = train.drop(columns=["y", "part"]), train["y"]
+X_valid, y_valid = valid.drop(columns=["y", "part"]), valid["y"]
+X_test, y_test = test.drop(columns=["y", "part"]), test["y"]"""
+
+ON_VALID = """models = [LogisticRegression().fit(X_train, y_train), RandomForestClassifier().fit(X_train, y_train)]
+for m in models:
+    print(accuracy_score(y_valid, m.predict(X_valid)))"""
+
+
+def test_the_rows_holding_other_values_of_a_split_column_are_held_out() -> None:
+    """`df[df.part == 'train']` trains and `df[df.part == 'test']` scores: a split by that column's values, so
+    models compared on the test value's rows are compared on the test set; compared on the validation value's
+    rows, with the test rows scored once afterwards, nothing is chosen by the test set."""
+    assert "LEAK005" in rules(VALUE_SPLIT, COMPARE)
+    assert not rules(VALUE_SPLIT, ONE)
+    final = "print(accuracy_score(y_test, models[1].predict(X_test)))"
+    assert not rules(VALUE_SPLIT, ON_VALID, final)
+
+
+@pytest.mark.parametrize("pick", ["df.values[{idx}]", "df.loc[{idx}]"])
+def test_the_labels_a_value_mask_keeps_select_its_rows(pick: str) -> None:
+    """`idx = df[df.part == 'test'].index`, then `df.loc[idx]` (or positions `.values[idx]`): the same rows as the
+    mask written in place, so models compared on them are compared on the test set."""
+    split = ('df["part"] = np.random.choice(["train", "test"], p=[.8, .2], size=len(df))\n'
+             'tr_idx = df[df.part == "train"].index\nte_idx = df[df["part"] == "test"].index\n'
+             f'X_train, y_train = {pick.format(idx="tr_idx")}, df["y"].values[tr_idx]\n'
+             f'X_test, y_test = {pick.format(idx="te_idx")}, df["y"].values[te_idx]')
+    assert "LEAK005" in rules(split, COMPARE)
+    assert not rules(split, ONE)

@@ -132,10 +132,17 @@ def cutoff_mask(node: ast.AST) -> tuple[tuple, str] | None:
             return None  # `'a' in s`
         left, right, op = right, left, _MIRROR[type(op)]()
     if isinstance(op, _BELOW + _ABOVE):
-        return ("mask", f"{text(left)} <> {text(right)}"), "sub" if isinstance(op, _BELOW) else "not"
+        return ("mask", f"{_column_text(left)} <> {text(right)}"), "sub" if isinstance(op, _BELOW) else "not"
     if isinstance(op, (ast.Eq, ast.NotEq)):
-        return ("mask", f"{text(left)} =/= {text(right)}"), "sub" if isinstance(op, ast.Eq) else "not"
+        return ("mask", f"{_column_text(left)} =/= {text(right)}"), "sub" if isinstance(op, ast.Eq) else "not"
     return None
+
+
+def _column_text(node: ast.expr) -> str:
+    """A compared column's text, written the same way however it is accessed (`df.part` as `df['part']`)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr not in ("index", "values"):
+        return f"{node.value.id}[{node.attr!r}]"
+    return text(node)
 
 
 def mask_steps(node: ast.AST) -> list[tuple[tuple, str]] | None:

@@ -325,11 +325,15 @@ class Expressions:
         return same
 
     def named_mask_steps(self, sl: ast.expr) -> list | None:
-        """`train_idx = df.step <= cut` then `df.loc[train_idx]` (or `df[~train_idx]`): the mask's own test, as if
-        written in place."""
+        """`train_idx = df.step <= cut` (or the labels it keeps, `df[df.step <= cut].index`) then
+        `df.loc[train_idx]` (or `df[~train_idx]`): the mask's own test, as if written in place."""
         neg = isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert)
         name = sl.operand if neg else sl
         bound = self.bound_nodes.get(name.id) if isinstance(name, ast.Name) else None
+        if isinstance(bound, ast.Attribute) and bound.attr == "index" and isinstance(bound.value, ast.Subscript):
+            bound = bound.value.slice  # `idx = df[df.part == 'a'].index`: the labels of the rows that mask keeps
+            if isinstance(bound, ast.Name) and not neg:
+                return self.named_mask_steps(bound)
         steps = mask_steps(bound) if isinstance(bound, (ast.Compare, ast.BoolOp, ast.BinOp)) else None
         if not steps or neg and len(steps) != 1:
             return None

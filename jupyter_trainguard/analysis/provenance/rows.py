@@ -211,3 +211,14 @@ def _other_keys(a, b) -> bool:
     keys = [v.site.node.slice.value if v.site is not None and isinstance(v.site.node, ast.Subscript) and
             isinstance(v.site.node.slice, ast.Constant) else None for v in (a, b)]
     return None not in keys and keys[0] != keys[1]
+
+
+def by_value(step: tuple) -> tuple:
+    """A selection step as (selection, part), where the rows a column equals one value are that value's part of
+    one selection by the column's values (`df[df.part == 'test']`: the value `'test'` of `df['part']`); other steps as
+    they are."""
+    key, part = step
+    if part == "sub" and isinstance(key, tuple) and key[0] == "mask" and " =/= " in key[1]:
+        left, _eq, value = key[1].partition(" =/= ")
+        return ("mask", left + " =/= "), value
+    return step

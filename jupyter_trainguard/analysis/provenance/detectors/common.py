@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....findings import FACTORY, Record, factory
-from ..rows import POSITIONAL, Selection, key_kind
+from ..rows import POSITIONAL, Selection, by_value, key_kind
 from ..state import Record as Recorded
 from ..values import Eval, Site, Val
 
@@ -144,9 +144,12 @@ def _held_side(rec, key: object, part: str) -> bool:
     split = sel is not None and sel.kind == "split"
     if (key, part) in trained and not split:
         return False
-    last = _scored_last(rec, trained).get(key)
+    family, value = by_value((key, part))
+    last = _scored_last(rec, trained).get(family)
     if last is not None:
-        return part == last
+        return value == last
+    if family != key:
+        return _other_value_trained(key, trained)
     if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks);
         # a middle part (`train, val, test = random_split(ds, [a, b, c])`) is the last word when the test is untouched
         return part in HELD_SIDE or part.startswith("part") and key not in _used_splits(rec)
@@ -194,7 +197,16 @@ def _complement_trained(rec, key: object, part: str) -> bool:
     (`train = df[msk]`, `test = df[~msk]`): the mask splits the data, and this is its held-out side."""
     other = MASK_SIDES.get(part)
     trained = _trained_steps(rec)
-    return other is not None and (key, other) in trained and (key, part) not in trained
+    if (key, part) in trained:
+        return False
+    return other is not None and (key, other) in trained or part == "sub" and _other_value_trained(key, trained)
+
+
+def _other_value_trained(key: object, trained: set) -> bool:
+    """Models trained on the rows where a column equals one value, and these rows hold another value of it
+    (`df[df.part == 'train']`, `df[df.part == 'test']`): a split by that column's values, this a held-out side."""
+    family, value = by_value((key, "sub"))
+    return family != key and any(by_value(step)[0] == family and by_value(step)[1] != value for step in trained)
 
 
 def _last_middle(rec, source: object, key: object) -> bool:
@@ -226,7 +238,8 @@ def _scored_last(rec, trained: set) -> dict:
                 for tok in ev.data.rows:
                     for step in tok[1:]:
                         if step not in trained:
-                            order.setdefault(step[0], {})[step[1]] = i
+                            family, value = by_value(step)
+                            order.setdefault(family, {})[value] = i
         cached = _cache(rec)["scored_last"] = {key: max(parts, key=parts.get) for key, parts in order.items()
                                                if len(parts) > 1}
     return cached
