@@ -71,7 +71,7 @@ class Comprehensions:
     def row_wise(e: ast.AST, it: Val | None, nested: bool = False) -> bool:
         """A comprehension over the rows of data (an array, a list of texts; a frame iterates its columns);
         `nested`: whatever further generators follow the first."""
-        return (nested or len(e.generators) == 1) and not isinstance(e, ast.DictComp) and it is not None and \
+        return (nested or len(e.generators) == 1) and it is not None and \
             it.kind in ("data", "pred") and bool(it.rows) and it.fcols is None
 
     def mapped_rows(self, e: ast.AST, it: Val, outs: list) -> Val | None:

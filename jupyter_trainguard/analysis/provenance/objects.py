@@ -108,7 +108,12 @@ class Objects:
             obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
             self.call_method(Val("obj", obj=obj, site=self.site(e)), "__init__", e, args, kws)
             held = [v for v in (obj.attrs or {}).values() if v is not None and v.is_data]
-            return self.derive(e, args + list(kws.values()) + held) or self.source(e, "read")  # reads its files
+            out = self.derive(e, args + list(kws.values()) + held) or self.source(e, "read")  # reads its files
+            counted = (obj.attrs or {}).get(_length_attr(cls))
+            if counted is not None and counted.is_data and counted.rows and out.rows != counted.rows:
+                out = copy.copy(out)  # its items are these rows: other tables it holds are looked up by them
+                out.rows = counted.rows
+            return out
         else:
             obj = Obj(name, "instance", self.site(e), attrs={}, cls_node=cls)
             inst = Val("obj", obj=obj, site=self.site(e))
@@ -219,3 +224,17 @@ def _learns_by_hand(cls: ast.ClassDef, name: str) -> bool:
     fn = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == name), None)
     return fn is not None and not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
                                       n.func.attr.startswith(("fit", "train")) for n in ast.walk(fn))
+
+
+def _length_attr(cls: ast.ClassDef) -> str | None:
+    """The attribute a dataset class counts its items by (`def __len__(self): return len(self.ids)`): the rows
+    its items are; the tables `__getitem__` looks each item up in add no rows of their own."""
+    for f in cls.body:
+        if isinstance(f, ast.FunctionDef) and f.name == "__len__" and f.body:
+            ret = f.body[-1]
+            call = ret.value if isinstance(ret, ast.Return) else None
+            arg = call.args[0] if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                call.func.id == "len" and len(call.args) == 1 else None
+            if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
+                return arg.attr
+    return None

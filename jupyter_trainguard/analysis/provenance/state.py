@@ -296,6 +296,8 @@ class State:
         """A metric (or a comparison with the labels) read these predictions: their evaluations are scored. A
         training loss reads a training batch's forward pass without scoring it."""
         s = None
+        if loss and any(kind == "train" for _, kind, _ in self.loops):
+            return  # the loss a training loop minimises: another model's outputs in it are targets (a teacher's)
         for v in [x for val in vals for x in _flat(val)]:  # a list of predictions gathered one by one, too
             if v is None:
                 continue
