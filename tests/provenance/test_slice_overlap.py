@@ -1,5 +1,5 @@
 """Positional slices of the same rows: constant bounds prove an overlap (`df[:800]` trained on, `df[700:]` tested
-on); bounds held in names prove nothing, and rows read through sliding windows keep their first rows as context."""
+on); bounds held in names prove nothing (though a name rebound to another literal cuts elsewhere), and rows read through sliding windows keep their first rows as context."""
 
 from __future__ import annotations
 
@@ -96,3 +96,19 @@ def test_rows_regrouped_by_a_reshape_are_not_named_by_earlier_positions(fitted: 
     scaler was fitted on, but a scaler fitted on every value still reached every regrouped row."""
     rep = analyze_sources([PRELUDE, REGROUPED.format(fitted=fitted, regroup=regroup)])
     assert ("LEAK001" in {f.rule_id for f in rep.findings}) is leaks
+
+
+@pytest.mark.parametrize("train, test", [
+    ("a = 0\nb = 10\ntrain = df[a:b]", "a = 10\nb = 250\ntest = df[a:b]"),  # the same text, rebound: other rows
+    ("start = 0\ntrain = pd.concat([df[start:start + 10]])", "start = 10\ntest = df[start:]"),
+    ("k = 800\ntrain = df[:k]", "test = df[k:]"),  # one name, one value: one cut
+    ("k = 800\ntrain = df[:k]", "test = df[700:]"),  # a name's value proves no overlap (a branch may rebind it)
+])
+def test_names_bound_to_literals_cut_where_they_were_bound_when_the_slice_ran(train: str, test: str) -> None:
+    rep = analyze_sources([PRELUDE, train, test, FIT_AND_SCORE])
+    assert not [f for f in rep.findings if f.rule_id.startswith("LEAK")], (train, test)
+
+
+def test_a_slice_repeated_with_the_same_bound_names_and_values_is_the_same_rows() -> None:
+    rep = analyze_sources([PRELUDE, "a = 0\nb = 10\ntrain = df[a:b]", "test = df[a:b]", FIT_AND_SCORE])
+    assert "LEAK007" in {f.rule_id for f in rep.findings}

@@ -274,11 +274,12 @@ class Expressions:
             if stacked is not None:
                 same.rows = stacked
                 return same
+            lower, upper = (self.bound_text(b) if b is not None else None for b in (sl.lower, sl.upper))
             if sl.lower is None:
-                return self.select(base, ("pos", _norm(sl.upper)), "lo", "slice", e)
+                return self.select(base, ("pos", upper), "lo", "slice", e)
             if sl.upper is None:
-                return self.select(base, ("pos", _norm(sl.lower)), "hi", "slice", e)
-            return self.select(base, ("pos", _norm(sl.lower), _norm(sl.upper)), "mid", "slice", e)
+                return self.select(base, ("pos", lower), "hi", "slice", e)
+            return self.select(base, ("pos", lower, upper), "mid", "slice", e)
         if isinstance(sl, ast.Constant):
             declared = [t for t in base.rows if len(t) == 1 and isinstance(t[0], tuple) and t[0][0] == "declared"]
             if declared and len(base.rows) == 1 and sl.value in SPLIT_NAMES:  # raw["test"] of a library dataset
@@ -323,6 +324,13 @@ class Expressions:
                 return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
             return self.select(base, ("mask", text(sl)), "sub", "mask", e)
         return same
+
+    def bound_text(self, node: ast.expr) -> str:
+        """A slice bound as the selection key names it: as written, and a name with the integer literal it is bound
+        to (`start = 10` then `x[start:]`, later `start = 250`: other rows). Such a bound proves no overlap (a branch
+        may have bound it otherwise); the same name and value on both sides still cut at one place."""
+        got = self.constant(node) if isinstance(node, ast.Name) else None
+        return f"{node.id}={got}" if type(got) is int and isinstance(node, ast.Name) else _norm(node)
 
     def named_mask_steps(self, sl: ast.expr) -> list | None:
         """`train_idx = df.step <= cut` (or the labels it keeps, `df[df.step <= cut].index`) then
