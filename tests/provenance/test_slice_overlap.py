@@ -1,5 +1,6 @@
 """Positional slices of the same rows: constant bounds prove an overlap (`df[:800]` trained on, `df[700:]` tested
-on); bounds held in names prove nothing (though a name rebound to another literal cuts elsewhere), and rows read through sliding windows keep their first rows as context."""
+on); bounds held in names prove nothing (though a name rebound to another literal cuts elsewhere), and rows read
+through sliding windows keep their first rows as context."""
 
 from __future__ import annotations
 
