@@ -177,12 +177,14 @@ CASES = {
                                           "trainer = pl.Trainer(max_epochs=3)\n"
                                           "trainer.fit(model, DataLoader(tr), val_dataloaders=DataLoader(val))\n"
                                           "trainer.test(model, DataLoader(te))", set()),
-    "sorted_leaderboard_is_not_a_choice": (H + "from sklearn.svm import SVC\ndf = pd.read_csv('a.csv')\n"
+    # a leaderboard of test scores sorted to rank the models is a pick by the test set (the scores a table holds
+    # are still scores); the same table of cross-validated scores ranks nothing of the test set
+    "sorted_leaderboard_ranks_by_the_test_set": (H + "from sklearn.svm import SVC\ndf = pd.read_csv('a.csv')\n"
                                            "X = df.drop('y', axis=1)\ny = df['y']\n"
                                            "X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)\n"
                                            "rows = []\nfor m in [LogisticRegression(), SVC()]:\n"
                                            "    m.fit(X_tr, y_tr)\n    rows.append({'acc': m.score(X_te, y_te)})\n"
-                                           "pd.DataFrame(rows).sort_values('acc')", {"LEAK005"}),
+                                           "pd.DataFrame(rows).sort_values('acc')", {"LEAK004"}),
     # ---- temporal: sliding windows order the rows by themselves (dated or not)
     "windows_of_dated_series_shuffled": (H + "s = pd.read_csv('load.csv', index_col=0, parse_dates=[0])['mw']."
                                          "values\nX = np.array([s[i:i + 24] for i in range(len(s) - 24)])\n"

@@ -325,12 +325,12 @@ class Calls:
 
     def build(self, e: ast.Call, args: list, kws: dict) -> Val:
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
-        if not data:
-            for a in args:  # a list of arrays, or a dict of columns
-                if a is not None and a.kind == "seq":
-                    members = list(a.items or ()) + list((a.keys or {}).values())
-                    data += [i for i in members if i is not None and i.is_data]
+        if not data:  # a list of arrays, or a dict of columns
+            data = [i for a in args if a is not None and a.kind == "seq"
+                    for i in list(a.items or ()) + list((a.keys or {}).values()) if i is not None and i.is_data]
         with_rows = [d for d in data if d.rows or d.kind == "pred"]  # (a forecast's rows are named when scored)
+        if not with_rows and (table := self.score_table(e, args + list(kws.values()))) is not None:
+            return table
         if not with_rows:  # `pd.DataFrame()` filled column by column: rows of its own until a column brings rows
             src = self.source(e, "made" if args or kws else "empty")
             src.stats = frozenset().union(*(d.all_stats for d in data))

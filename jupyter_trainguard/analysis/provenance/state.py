@@ -255,7 +255,7 @@ class State:
         candidates: scores of several models, of a model rebuilt per setting, of one computed in a loop (epochs),
         or one per decision threshold (a precision-recall or ROC curve); the largest cell of one confusion matrix
         (`cm.max() / 2`) picks nothing."""
-        items = [i for v in vals for i in _flat(v) if i is not None and i.kind == "score" and i.evals]
+        items = [i for v in vals for i in flat_values(v) if i is not None and i.kind == "score" and i.evals]
         evals = [ev for i in items for ev in i.evals]
         if not evals:
             return
@@ -263,6 +263,12 @@ class State:
                                                          ev.tuned for ev in evals) or self.loops or \
                 any(i.hyper for i in items):
             self.rec.choices.append((items[0], self.site(node)))
+
+    def score_table(self, e: ast.Call, vals: list) -> Val | None:
+        """A table built from lists of scores (`pd.DataFrame(results)` of `[seed, acc]` rows): the scores it holds,
+        so picking its best row (`frame[frame.acc == frame.acc.max()]`) is a choice by them."""
+        scores = [i for v in vals for i in flat_values(v) if i is not None and i.kind == "score" and i.evals]
+        return self.derive(e, scores) if scores else None
 
     def train_score(self, v: Val | None) -> bool:
         """A score computed on exactly the rows its model was fitted on (its training rows)."""
@@ -276,7 +282,7 @@ class State:
         self.forecast_scored(vals)
         self.mark_scored(_without_pseudo_labels(q, e, vals), e, loss=q.startswith("torch"))
         out = self.derive(e, vals, kind="score") or self.derive(  # lists of predictions gathered batch by batch
-            e, [x for v in vals for x in _flat(v)], kind="score")
+            e, [x for v in vals for x in flat_values(v)], kind="score")
         if out is not None and q.endswith(THRESHOLD_CURVES):
             out.hyper = True
         return out
@@ -298,7 +304,7 @@ class State:
         s = None
         if loss and any(kind == "train" for _, kind, _ in self.loops):
             return  # the loss a training loop minimises: another model's outputs in it are targets (a teacher's)
-        for v in [x for val in vals for x in _flat(val)]:  # a list of predictions gathered one by one, too
+        for v in [x for val in vals for x in flat_values(val)]:  # a list of predictions gathered one by one, too
             if v is None:
                 continue
             blend = len({id(ev.obj) for ev in v.evals}) > 1
@@ -328,14 +334,15 @@ def _without_pseudo_labels(q: str, e: ast.Call, vals: list) -> list:
     if not q.startswith("sklearn") or len(e.args) < 2 or len(vals) < 2 or vals[0] is None or not vals[0].evals:
         return vals
     truth = {id(ev.obj) for ev in vals[0].evals}
-    scored = {id(ev.obj) for v in vals[1:] for x in _flat(v) for ev in x.evals}
+    scored = {id(ev.obj) for v in vals[1:] for x in flat_values(v) for ev in x.evals}
     return vals[1:] if scored and not truth & scored else vals
 
 
-def _flat(v: Val | None, depth: int = 0) -> list:
+def flat_values(v: Val | None, depth: int = 0) -> list:
+    """The values a list, tuple or dict holds (nested up to three levels), else the value itself."""
     if v is None or depth > 3:
         return []
     if v.kind == "seq":
         vals = list(v.items or ()) + list((v.keys or {}).values())
-        return [x for item in vals for x in _flat(item, depth + 1)]
+        return [x for item in vals for x in flat_values(item, depth + 1)]
     return [v]
