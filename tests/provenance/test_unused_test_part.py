@@ -58,3 +58,15 @@ def test_fold_parts_collected_in_lists_are_folds_not_one_split() -> None:
              "        acc.append(accuracy_score(vs[i], m.predict(Vs[i])))\n    return sum(acc) / 5\n"
              "for C in [0.1, 1, 10]:\n    print(C, objective(C))")
     assert not rules(folds, sweep)
+
+
+def test_a_test_part_only_summarised_is_not_taken() -> None:
+    """Its latest date or its mean read (to size a forecast horizon, to describe it) scores nothing: the validation
+    part is still the last word. A scaler fitted on it prepares it for scoring: taken."""
+    summary = "horizon = X_test['day'].max() - X_full['day'].max()\nprint(X_test.mean())"
+    assert "LEAK005" in rules(summary, SWEEP.replace("print(C, ", "print(horizon, C, "),
+                              "from sklearn.tree import DecisionTreeClassifier\n"
+                              "for m in [LogisticRegression(), DecisionTreeClassifier()]:\n"
+                              "    m.fit(X_train, y_train)\n    print(accuracy_score(y_val, m.predict(X_val)))")
+    scaled = "from sklearn.preprocessing import StandardScaler\nXt = StandardScaler().fit_transform(X_test)"
+    assert not rules(scaled, SWEEP)

@@ -170,12 +170,13 @@ def untouched_test_note(rec, rows: frozenset) -> str:
 
 
 def _used_splits(rec) -> set:
-    """The splits whose held-out part some call takes: a model is scored on it, predicts it or is fitted on it,
-    a fit watches it, a prediction is read off it, or a call the analysis cannot follow is given it. A test
-    part split off and never touched again reserves nothing. Cached on the record."""
+    """The splits whose held-out part some call takes: a model is scored on it, predicts it or is fitted on it
+    (a transformer or resampler too), a fit watches it, a prediction is read off it, or a call the analysis cannot
+    follow is given it. A test part split off and never touched again, or only summarised (its latest date, its
+    mean), reserves nothing. Cached on the record."""
     used = _cache(rec).get("used_splits")
     if used is None:
-        rows = [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits] + \
+        rows = [ev.data.rows for ev in rec.evals] + [f.rows for f in rec.fits if f.kind != "statistic"] + \
             [d.rows for _obj, v, _site, _kwarg, _early in rec.eval_sets for d in data_leaves(v)]
         used = _cache(rec)["used_splits"] = {key for r in rows for tok in r for key, part in tok[1:]
                                              if part in HELD_SIDE} | {key for key, part in rec.touched
