@@ -61,6 +61,21 @@ def test_catboost_keeps_the_best_iteration_on_its_eval_set_unless_told_not_to() 
     assert not picks(", use_best_model=False")
 
 
+@pytest.mark.parametrize("fit, picks", [
+    ("m.fit(Xtr, ytr, eval_set=[(Xtr, ytr), (Xte, yte)], eval_name=['train', 'test'])", True),  # patience 10
+    ("m.fit(Xtr, ytr, eval_set=[(Xte, yte)], patience=30, max_epochs=200)", True),
+    ("m.fit(Xtr, ytr, eval_set=[(Xte, yte)], patience=0, max_epochs=50)", False),  # no early stopping
+    ("m.fit(X_train=Xtr, y_train=ytr, X_valid=Xte, y_valid=yte, patience=20)", True),  # the 1.x keywords
+])
+def test_tabnet_stops_early_on_its_eval_set_unless_patience_is_zero(fit: str, picks: bool) -> None:
+    """pytorch-tabnet stops when the last watched set stops improving and restores the best epoch's weights."""
+    code = ("import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+            "from pytorch_tabnet.tab_model import TabNetClassifier\ndf = pd.read_csv('table.csv')\n"
+            "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']].values, df['label'].values, random_state=0)\n"
+            f"m = TabNetClassifier()\n{fit}\nprint((m.predict(Xte) == yte).mean())")
+    assert any(f.rule_id == "LEAK004" for f in analyze_sources([code]).findings) is picks
+
+
 def test_early_stopping_switched_on_by_set_params_selects_on_the_watched_test_rows() -> None:
     from jupyter_trainguard.engine import analyze_sources
 

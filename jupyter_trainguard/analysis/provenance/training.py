@@ -169,7 +169,8 @@ class Training:
         """The data a `fit` watches while it trains (`eval_set`, `validation_data`, ...), and whether that data
         stops the training early or picks the weights kept. What the fit trains on: `x`, or with Keras's
         `validation_split=0.2` its first rows (the last fifth is held out and watched)."""
-        for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals"):
+        tabnet = obj.cls.startswith("pytorch_tabnet.")
+        for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals") + (("X_valid",) if tabnet else ()):
             if kws.get(name) is not None:
                 given = {k.arg for k in e.keywords}
                 early = stops_early(e, self.bound_nodes) or obj.early or any(
@@ -177,6 +178,8 @@ class Training:
                 if obj.cls.startswith("catboost.") and not any(turned_off(c, "use_best_model")
                                                                for c in (e, obj.site.node)):
                     early = True  # CatBoost keeps the best iteration on `eval_set` unless told not to
+                if tabnet and self.constant(kw(e, "patience")) != 0:
+                    early = True  # TabNet stops early (patience 10 unless 0) and keeps the best epoch's weights
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, early))
         if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
             early = not turned_off(obj.site.node, "early_stopping")
