@@ -100,3 +100,30 @@ def test_a_teachers_outputs_in_the_training_loss_score_nothing() -> None:
     scored = SCORE.replace("net(x)", "teacher(x)").replace("net.eval()", "teacher.eval()")
     assert not rules(HEAD.replace("VAL", "va_lab"), TEACHER, scored)
     assert "LEAK007" in rules(HEAD.replace("VAL", "tr_lab"), TEACHER, scored)  # scored outside the loss: counted
+
+
+def test_a_held_out_loss_inside_a_full_batch_training_loop_still_chooses() -> None:
+    """Only the outputs feeding the minimised loss are targets: a test loss computed in the same loop and compared
+    with the best so far picks the weights kept."""
+    code = """import torch
+import pandas as pd
+from torch import nn
+from sklearn.model_selection import train_test_split
+df = pd.read_csv("d.csv")
+X = torch.tensor(df.drop(columns="y").values, dtype=torch.float32)
+y = torch.tensor(df["y"].values, dtype=torch.float32)
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+model, crit = nn.Linear(4, 1), nn.MSELoss()
+opt = torch.optim.Adam(model.parameters())
+best = 1e9
+for epoch in range(500):
+    opt.zero_grad()
+    loss = crit(model(X_train).squeeze(), y_train)
+    loss.backward()
+    opt.step()
+    with torch.no_grad():
+        test_loss = crit(model(X_test).squeeze(), y_test)
+    if test_loss < best:
+        best = test_loss
+        torch.save(model.state_dict(), "best.pt")"""
+    assert "LEAK004" in rules(code)
