@@ -1,6 +1,6 @@
 """`from sklearn.model_selection import *`: a bare library function named by a star import is that library's
-function (its split parts, its cross-validation), as if it had been imported by name. A notebook function of the
-same name stays the notebook's."""
+function (its split parts, its cross-validation), as if it had been imported by name; so is one never imported at
+all. A notebook function of the same name stays the notebook's, and one imported from another module is not known."""
 
 from __future__ import annotations
 
@@ -29,4 +29,10 @@ def test_a_split_named_through_a_star_import_is_the_library_split() -> None:
 def test_a_star_import_does_not_replace_a_notebook_function_or_an_unimported_name() -> None:
     own = "def train_test_split(X, y, random_state=0):\n    return X, X, y, y\n"  # "tests" on the training rows
     assert leaks("from sklearn.model_selection import *", own) == ["LEAK007"]
-    assert leaks("from sklearn.metrics import accuracy_score") == []  # no import of the split at all: unknown
+    assert leaks("from helpers import train_test_split") == []  # the repository's own helper: not followed
+
+
+def test_a_bare_library_function_the_notebook_never_imports_is_that_library_function() -> None:
+    """A notebook that calls `train_test_split` without importing or defining it lost the cell that imported it
+    (a fragment, a cell deleted after it ran): the call is scikit-learn's."""
+    assert leaks("from sklearn.metrics import accuracy_score") == ["LEAK005"]

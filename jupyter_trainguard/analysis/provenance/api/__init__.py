@@ -93,8 +93,8 @@ def lookup_func(q: str) -> FuncRow | None:
     root = _root(q)
     for mod in MODULES:
         row = mod.FUNCS.get(leaf)
-        if row is not None and (not row.roots or root in row.roots):
-            return row
+        if row is not None and (not row.roots or root in row.roots or root == leaf and mod is sklearn and "_" in leaf):
+            return row  # (a bare `train_test_split` the notebook never imports: a cell that imported it is missing)
     if root == "sklearn" and ".metrics" in q:
         return FuncRow("metric")
     if leaf.endswith(("_score", "_error")) and root in ("sklearn", "", leaf, "keras", "tensorflow", "torchmetrics"):
