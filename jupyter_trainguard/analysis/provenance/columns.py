@@ -8,11 +8,13 @@ removed or selected, which value is a single column (the label), and which colum
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable
 
 from ..names import TIME_OPS
 from ..parsed import dotted
 from .api.numpy_api import RANDOM_DRAWS
+from .api.pandas_api import CATEGORY_LABELS
 from .astutil import const, kw
 from .values import Val
 
@@ -140,6 +142,7 @@ class Columns:
         cols = self.col_keys(colslice)
         if not cols or base.fcols is None or rhs is None or has_time_op(rhs):
             return base
+        rhs = _without_category_labels(rhs)
         refs = set(self.column_refs(rhs))
         refs.update(*(self.group_refs.get(n.id, ()) for n in ast.walk(rhs) if isinstance(n, ast.Name)))
         fc = dict(base.fcols)
@@ -302,3 +305,17 @@ class Columns:
         """Column names of a literal or of a name bound to a literal list."""
         spec = self.col_spec(node) if isinstance(node, ast.Name) else None
         return list(spec[1]) if spec is not None and spec[0] == "sel" else strings(node)
+
+
+def _without_category_labels(node: ast.AST) -> ast.AST:
+    """The expression without the category labels given to `.cat` methods (`.cat.set_categories(order)`): an order
+    of the vocabulary, however it was ranked, computes no column from the columns that ranked it."""
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+             n.func.attr in CATEGORY_LABELS]
+    if not calls:
+        return node
+    node = copy.deepcopy(node)
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in CATEGORY_LABELS:
+            n.args, n.keywords = [], []
+    return node

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
-from .api.pandas_api import ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
+from .api.pandas_api import COUNT_ARGS, ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
 from .astutil import const, kw, names_time, regrouped, text
 from .columns import loc_cols
@@ -39,7 +39,6 @@ ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a v
 
 # methods whose arguments count or place rows (periods, window sizes, decimals): none of their values reach the data
 CONVERTS = frozenset({"numpy", "tolist", "cpu", "copy", "long", "astype", "to_numpy"})
-COUNT_ARGS = frozenset({"shift", "diff", "pct_change", "rolling", "expanding", "round"})
 WINDOWED = frozenset({"rolling", "expanding", "ewm", "shift", "diff", "pct_change", "resample", "cumsum",
                       "cummax", "cummin"})
 
@@ -316,7 +315,7 @@ class Methods:
             return self.list_append(e.func.value.id, recv, args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data and a is not recv]
         if attr in COUNT_ARGS:
-            data = []  # `s.shift(lag)`: the argument is a number of rows, no value of it reaches the data
+            data = []  # `s.shift(lag)`: the argument is a number of rows
         stats = recv.stats.union(*(a.all_stats for a in data)) if data else recv.stats
         cols = recv.cols
         if cols and attr == "drop":

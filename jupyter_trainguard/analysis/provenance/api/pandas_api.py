@@ -22,6 +22,11 @@ FUNCS: dict[str, FuncRow] = {
 # methods on frames/series
 STAT_METHODS = frozenset({"mean", "median", "std", "var", "min", "max", "mode", "quantile", "sem", "mad", "corr", "cov",
                           "corrwith"})
+# `.cat` methods given category labels (`s.cat.reorder_categories(levels)`: the vocabulary in some order, however
+# it was ranked); with methods given a number of rows (`shift`), no value of their arguments reaches the data
+CATEGORY_LABELS = frozenset({"reorder_categories", "set_categories", "rename_categories", "add_categories",
+                             "remove_categories"})
+COUNT_ARGS = frozenset({"shift", "diff", "pct_change", "rolling", "expanding", "round"}) | CATEGORY_LABELS
 ROW_HEAD = frozenset({"head", "nlargest", "nsmallest"})
 ROW_TAIL = frozenset({"tail"})
 ROW_RANDOM = frozenset({"sample"})
