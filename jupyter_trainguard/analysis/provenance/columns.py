@@ -120,6 +120,25 @@ class Columns:
         else:
             self.str_lists.pop(name, None)
 
+    def joined(self, attr: str, e: ast.Call, parts: list) -> Val | None:
+        """Frames stacked or joined: their rows and statistics; a `merge`/`join` keeps the statistics that reached
+        single named columns on those columns (a column a later aggregation leaves out takes them away)."""
+        out = self.derive(e, parts)
+        data = [p for p in parts if p is not None and p.is_data]
+        if out is not None and attr in ("merge", "join") and any(p.cols for p in data):
+            out.stats = frozenset().union(*(p.stats for p in data))
+            out.cols = {c: s for p in data for c, s in (p.cols or {}).items()}
+        return out
+
+    @staticmethod
+    def aggregated_cols(recv: Val, e: ast.Call) -> dict | None:
+        """The per-column statistics an aggregation by a dict of columns (`agg({'a': 'sum'})`) keeps: those of the
+        columns it names; None for any other aggregation."""
+        spec = e.args[0] if e.args else None
+        if not isinstance(spec, ast.Dict) or not all(isinstance(k, ast.Constant) for k in spec.keys):
+            return None
+        return {c: s for c, s in (recv.cols or {}).items() if c in {k.value for k in spec.keys}}
+
     def written_column(self, t: ast.Subscript, frame: ast.Name, base: Val, v: Val | None) -> tuple:
         """(column, value, whole column) a write targets: `df['c'] = v`, or `df.loc[mask, 'c'] = v`, where the
         rows the mask picks decide the values too (`df.loc[df.Age >= bins[i], 'band'] = i`: what the bins learned)."""

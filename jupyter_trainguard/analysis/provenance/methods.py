@@ -310,7 +310,7 @@ class Methods:
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)
             return out
         if attr in ROW_ADD:
-            return self.derive(e, [recv] + args + list(kws.values()))
+            return self.joined(attr, e, [recv] + args + list(kws.values()))
         if attr in ("append", "extend", "insert") and isinstance(e.func.value, ast.Name):
             return self.list_append(e.func.value.id, recv, args, e)
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data and a is not recv]
@@ -324,13 +324,14 @@ class Methods:
             names = {n.value for a in given for n in ([a] if isinstance(a, ast.Constant) else getattr(a, "elts", []))
                      if isinstance(n, ast.Constant)}
             cols = {c: v for c, v in cols.items() if c not in names} or None
+        elif cols and attr in ("agg", "aggregate") and (kept := self.aggregated_cols(recv, e)) is not None:
+            cols = kept or None  # `agg({'a': 'sum'})`: the columns it names, with their own statistics
         elif cols and attr not in ("copy", "fillna", "dropna", "reset_index", "astype", "sort_values", "replace",
-                                   "set_index", "sort_index", "drop_duplicates", "rename", "assign"):
+                                   "set_index", "sort_index", "drop_duplicates", "rename", "assign", "groupby"):
             stats, cols = stats.union(*cols.values()), None
         time = recv.time | self.time_evidence(recv, attr, e)
         out = Val(recv.kind if recv.kind != "index" else "data", rows=recv.rows, stats=stats, site=self.site(e),
-                  time=time,
-                  evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
+                  time=time, evals=recv.evals, label=recv.label, hyper=recv.hyper, cols=cols)
         if attr == "drop":
             self.typed_drop(recv, out, e)  # columns dropped by name after a ranking was read
         if self.method_columns(recv, out, attr, e):
