@@ -217,3 +217,11 @@ def test_neighbours_looked_up_in_the_table_they_index_are_no_evaluation() -> Non
             "dist, idx = knn.kneighbors([items.values[3]], n_neighbors=6)\n"
             "similar = [items.index[i] for i in idx.flatten()[1:]]\nprint(similar)")
     assert not [f for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_the_message_counts_several_models_of_one_class() -> None:
+    """Three forests of other depths, built one by one: the finding names the class once, with how many."""
+    found = [f for f in analyze_sources([PRELUDE] + [
+        f"m{d} = RandomForestRegressor(max_depth={d}).fit(Xtr, ytr)\nprint(m{d}.score(Xte, yte))" for d in (2, 4, 8)
+    ]).findings if f.rule_id == "LEAK005"]
+    assert found and "`RandomForestRegressor` ×3" in found[0].message

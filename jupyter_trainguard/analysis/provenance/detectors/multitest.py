@@ -4,6 +4,7 @@ selection criterion. One model scored twice is not a choice; a blend scored once
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from ..carried import KEEPS_WEIGHTS_ROOTS
 from ..rows import covered
@@ -127,12 +128,14 @@ def multitest_leaks(rec: Record) -> list[Leak]:
         shown = last.data.text()
         name = f"`{shown}`" if shown != "the data" else code(last.site)
         models = sorted({_model_name(ev.obj) for ev in objs.values()})
+        built = Counter(_model_name(ev.obj) for ev in objs.values())  # `Sequential` ×4: four networks of one class
         cells = sorted({ev.site.ran_at()[0] + 1 for ev in each})  # where they ran (a function: where it is called)
         loop = " (in a loop over models or settings)" if any(ev.loops for ev in objs.values()) else ""
         out.append(Leak(
             "multi-test", last.site,
             f"The held-out rows {name} score {configs if not loop else 'several'} model configurations{loop}: "
-            f"{', '.join('`' + m + '`' for m in models)} in cell(s) {', '.join(map(str, cells))}, and no other "
+            f"{', '.join(f'`{m}`' + (f' ×{built[m]}' if built[m] > 1 else '') for m in models)} in cell(s) "
+            f"{', '.join(map(str, cells))}, and no other "
             f"held-out rows are scored after them{untouched_test_note(rec, rows)}: choosing by these scores makes them "
             f"a selection set, and the best of them an optimistic estimate.",
             evidence={"models": models, "cells": cells, "test": last.data.name,
