@@ -66,12 +66,20 @@ def selection_leaks(rec: Record) -> list[Leak]:
         here = ev_site.cell is site.cell and ev_site.line == site.line
         scored = "" if here else f" by {code(ev_site)} in {ev_site.where()}"
         also = "; also " + ", ".join(f"{code(s)} in {s.where()}" for s, _ in group[1:4]) if len(group) > 1 else ""
+        what = "a model, setting or split (each pass splits the rows anew: the best may be a lucky draw of test " \
+            "rows)" if _split_per_pass(rec, evs[0]) else "a model or setting"
         out.append(Leak("selection", site,
-                        f"Scores on the held-out rows `{evs[0].data.text()}`{scored} are used to pick a model or "
-                        f"setting in {site.where()} ({code(site)}{also}){untouched_test_note(rec, evs[0].data.rows)}.",
+                        f"Scores on the held-out rows `{evs[0].data.text()}`{scored} are used to pick {what} in "
+                        f"{site.where()} ({code(site)}{also}){untouched_test_note(rec, evs[0].data.rows)}.",
                         evidence={"choice": step_text(site), "evaluation": step_text(ev_site),
                                   "also": [step_text(s) for s, _ in group[1:]]}))
     return out
+
+
+def _split_per_pass(rec: Record, ev) -> bool:
+    """The scored rows come from a split made anew on each pass of a loop over settings (`random_state=seed`)."""
+    return any(getattr(rec.selections.get(key), "kind", None) == "split" and rec.selections[key].loops
+               for tok in ev.data.rows for key, _part in tok[1:])
 
 
 def _searched_over_test_rows(rec: Record) -> list[Leak]:
