@@ -1,8 +1,8 @@
 # ruff: noqa: E501  (the bad/good pairs read best one statement per line)
 """Scores the detectors must see wherever they are read: predictions tabulated against the labels, the data a fit
 watches while it trains (a part of the very rows it trains on), watched data of a fit run once per call of a
-notebook function, columns chosen by a model's importances, and folds scored in a comprehension or through
-joblib's `Parallel(...)(delayed(f)(...) for ...)`.
+notebook function, columns chosen by a model's importances, folds scored in a comprehension or through joblib's
+`Parallel(...)(delayed(f)(...) for ...)`, and scores computed by `map(lambda ...)` over lists of parts.
 
 Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
 
@@ -52,6 +52,11 @@ PAIRS = [
     ("predictions-tabulated-against-the-labels", "LEAK007",
      SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n# %%\nprint(pd.crosstab(ytr, clf.predict(Xtr)))",
      SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n# %%\nprint(pd.crosstab(yte, clf.predict(Xte)))"),
+    ("scores-computed-by-map-over-pairs-of-parts", "LEAK007",
+     SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n"
+     "print(list(map(lambda a, b: round(clf.score(a, b) * 100, 2), [Xtr, Xte], [ytr, yte])))",
+     SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n"
+     "print(list(map(lambda a, b: round(clf.score(a, b) * 100, 2), [Xte], [yte])))"),
     ("validation-data-a-part-of-the-rows-trained-on", "LEAK003",
      SPLIT + NET + "net.fit(X, y, epochs=5, validation_data=(Xte, yte))",
      SPLIT + NET + "net.fit(Xtr, ytr, epochs=5, validation_data=(Xte, yte))"),

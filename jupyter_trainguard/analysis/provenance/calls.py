@@ -183,11 +183,9 @@ class Calls:
             return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
         if leaf in ("max", "min", "sorted"):
             self.note_choice(args, e)
-        if leaf in ("max", "min", "sorted") and args and args[0] is not None and args[0].kind == "seq" and \
-                args[0].items:
-            key = next((k.value for k in e.keywords if k.arg == "key"), None)
-            if isinstance(key, ast.Lambda) and len(key.args.args) == 1:
-                self.key_over_items(key, list(args[0].items))
+            self.keyed_items(e, args)
+        if leaf == "map" and (out := self.mapped(e, args)) is not None:
+            return out
         if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
             return args[0]
         if leaf in ("list", "tuple", "set") and not args and not kws:
@@ -203,25 +201,6 @@ class Calls:
         if leaf == "next" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
             return args[0].items[0]
         return self.derive(e, args + list(kws.values()))
-
-    def key_over_items(self, key: ast.Lambda, items: list) -> None:
-        """`max(models, key=lambda m: m.score(X_te, y_te))`: the key scores every item to pick one."""
-        param = key.args.args[0].arg
-        saved = self.env.get(param)
-        self.loops.append((id(key), "models", len(items)))
-        try:
-            picked = []
-            for item in items[:8]:
-                if item is not None:
-                    self.env[param] = item
-                    picked.append(self.expr(key.body))
-            self.note_choice(picked, key)
-        finally:
-            self.loops.pop()
-            if saved is None:
-                self.env.pop(param, None)
-            else:
-                self.env[param] = saved
 
     # ------------------------------------------------------------ functions
     def library_function(self, q: str, effect: str, e: ast.Call, args: list, kws: dict) -> Val | None:

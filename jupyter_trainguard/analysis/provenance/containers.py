@@ -15,6 +15,58 @@ ALLOCATORS = ("zeros", "empty", "ones", "full")
 class Containers:
     """Mixin: methods of lists and dicts."""
 
+    def keyed_items(self, e: ast.Call, args: list) -> None:
+        """`max(models, key=...)` / `sorted(..., key=...)` over a known list: the key runs on every item."""
+        key = next((k.value for k in e.keywords if k.arg == "key"), None)
+        if isinstance(key, ast.Lambda) and len(key.args.args) == 1 and args and args[0] is not None and \
+                args[0].kind == "seq" and args[0].items:
+            self.key_over_items(key, list(args[0].items))
+
+    def key_over_items(self, key: ast.Lambda, items: list) -> None:
+        """`max(models, key=lambda m: m.score(X_te, y_te))`: the key scores every item to pick one."""
+        param = key.args.args[0].arg
+        saved = self.env.get(param)
+        self.loops.append((id(key), "models", len(items)))
+        try:
+            picked = []
+            for item in items[:8]:
+                if item is not None:
+                    self.env[param] = item
+                    picked.append(self.expr(key.body))
+            self.note_choice(picked, key)
+        finally:
+            self.loops.pop()
+            if saved is None:
+                self.env.pop(param, None)
+            else:
+                self.env[param] = saved
+
+    def mapped(self, e: ast.Call, args: list) -> Val | None:
+        """`map(lambda x, y: m.score(x, y), [X_tr, X_te], [y_tr, y_te])`: the function run on each tuple of items of
+        known lists, as a comprehension over them would."""
+        fn, seqs = (e.args[0] if e.args else None), args[1:]
+        if not isinstance(fn, ast.Lambda) or not seqs or len(fn.args.args) != len(seqs) or \
+                not all(s is not None and s.kind == "seq" and s.items for s in seqs):
+            return None
+        names = [a.arg for a in fn.args.args]
+        saved = {n: self.env.get(n) for n in names}
+        n = min(len(s.items) for s in seqs)
+        self.loops.append((id(fn), "items", n))
+        outs = []
+        try:
+            for i in range(min(n, 8)):
+                for name, s in zip(names, seqs):
+                    self.env[name] = s.items[i]
+                outs.append(self.expr(fn.body))
+        finally:
+            self.loops.pop()
+            for name, v in saved.items():
+                if v is None:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = v
+        return Val("seq", items=tuple(outs), site=self.site(e))
+
     def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
         if attr in ("index", "sort"):
             self.note_choice([recv], e)  # scores.index(max(scores)), scores.sort()
