@@ -2,7 +2,8 @@
 """Scores the detectors must see wherever they are read: predictions tabulated against the labels, the data a fit
 watches while it trains (a part of the very rows it trains on), watched data of a fit run once per call of a
 notebook function, columns chosen by a model's importances, folds scored in a comprehension or through joblib's
-`Parallel(...)(delayed(f)(...) for ...)`, and scores computed by `map(lambda ...)` over lists of parts.
+`Parallel(...)(delayed(f)(...) for ...)`, scores computed by `map(lambda ...)` over lists of parts, and plots that
+score a fitted model on the rows they are given (`ConfusionMatrixDisplay.from_estimator(model, X, y)`).
 
 Each case is a bad/good pair of whole notebooks (cells separated by `# %%`) run through the real engine."""
 
@@ -57,6 +58,16 @@ PAIRS = [
      "print(list(map(lambda a, b: round(clf.score(a, b) * 100, 2), [Xtr, Xte], [ytr, yte])))",
      SPLIT + "clf = LogisticRegression().fit(Xtr, ytr)\n"
      "print(list(map(lambda a, b: round(clf.score(a, b) * 100, 2), [Xte], [yte])))"),
+    ("an-estimator-plot-scores-the-rows-it-is-given", "LEAK007",
+     SPLIT + "from sklearn.metrics import ConfusionMatrixDisplay\nclf = LogisticRegression().fit(Xtr, ytr)\n"
+     "ConfusionMatrixDisplay.from_estimator(clf, Xtr, ytr)",
+     SPLIT + "from sklearn.metrics import ConfusionMatrixDisplay\nclf = LogisticRegression().fit(Xtr, ytr)\n"
+     "ConfusionMatrixDisplay.from_estimator(clf, Xte, yte)"),
+    ("an-estimator-plot-of-a-model-fitted-on-every-row", "LEAK003",
+     SPLIT + "from sklearn.metrics import RocCurveDisplay\nclf = LogisticRegression().fit(X, y)\n"
+     "RocCurveDisplay.from_estimator(clf, Xte, yte)",
+     SPLIT + "from sklearn.metrics import RocCurveDisplay\nclf = LogisticRegression().fit(Xtr, ytr)\n"
+     "RocCurveDisplay.from_estimator(clf, Xte, yte)"),
     ("validation-data-a-part-of-the-rows-trained-on", "LEAK003",
      SPLIT + NET + "net.fit(X, y, epochs=5, validation_data=(Xte, yte))",
      SPLIT + NET + "net.fit(Xtr, ytr, epochs=5, validation_data=(Xte, yte))"),

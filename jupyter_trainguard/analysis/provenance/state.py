@@ -278,7 +278,12 @@ class State:
 
     def metric_call(self, q: str, e: ast.Call, vals: list) -> Val | None:
         """A library metric (torch's are losses): it scores the predictions it reads. A curve's scores, one per
-        decision threshold, are candidates: picking the best of them picks a setting."""
+        decision threshold, are candidates: picking the best of them picks a setting. Given a fitted model first
+        (`plot_confusion_matrix(model, X, y)`, `RocCurveDisplay.from_estimator(model, X, y)`), the model predicts X."""
+        first = vals[0] if vals else None
+        if first is not None and first.kind == "obj" and first.obj.fit is not None and len(vals) > 1 and \
+                vals[1] is not None and vals[1].is_data:
+            vals = [self.prediction(first.obj, vals[1], "predict", e), *vals[2:]]
         self.forecast_scored(vals)
         self.mark_scored(_without_pseudo_labels(q, e, vals), e, loss=q.startswith("torch"))
         out = self.derive(e, vals, kind="score") or self.derive(  # lists of predictions gathered batch by batch
