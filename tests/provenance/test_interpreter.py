@@ -323,3 +323,21 @@ def test_a_function_called_in_the_cell_that_defines_it_is_named_by_that_cell_alo
     (leak,) = overlap_leaks(rec)
     assert "`m.score(a, b)` in cell 2 evaluates" in leak.message, leak.message
     assert "called from" not in leak.message
+
+
+def test_a_method_of_a_notebook_class_is_located_in_the_cell_that_defines_the_class():
+    from jupyter_trainguard.analysis.provenance.detectors import overlap_leaks
+
+    rec = run(["import pandas as pd\nfrom sklearn.linear_model import Ridge\nfrom sklearn.metrics import r2_score\n"
+               "df = pd.read_csv('a.csv')",
+               "class Trainer:\n    def __init__(self, model):\n        self.model = model\n\n"
+               "    def train(self, X, y):\n        self.model.fit(X, y)\n\n"
+               "    def evaluate(self, X, y):\n        return r2_score(y, self.model.predict(X))",
+               "t = Trainer(Ridge())\nt.train(df[['x']], df['y'])",
+               "print(t.evaluate(df[['x']], df['y']))"])
+    (leak,) = overlap_leaks(rec)
+    # the fit and the evaluation are code of cell 2, run by the calls in cells 3 and 4
+    assert leak.evidence["evaluation"]["cell"] == 2 and leak.evidence["evaluation"]["line"] == 9
+    assert leak.evidence["evaluation"]["called_from"]["cell"] == 4
+    assert "`self.model.fit(X, y)` in cell 2 (called from cell 3)" in leak.message, leak.message
+    assert "`self.model.predict(X)` cell 2 (called from cell 4)" in leak.message, leak.message

@@ -51,6 +51,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self._returns: list[Val | None] | None = None
         self.mutated: set[str] = set()
         self.user_classes: dict[str, ast.ClassDef] = {}
+        self.method_cells: dict[int, object] = {}  # id of a notebook class's method -> the cell defining it
         self.fold_loops: list[ast.For | ast.AsyncFor] = []  # the loops over folds the statement is in
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)
         self.row_elements: set[str] = set()  # names bound to one row each by an enclosing comprehension
@@ -170,6 +171,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             self.env[s.name] = Val("func", func=s, func_cell=self.cell, name=s.name)
         elif isinstance(s, ast.ClassDef):
             self.user_classes[s.name] = s
+            self.method_cells.update((id(f), self.cell) for f in s.body
+                                     if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
             self.env[s.name] = Val("func", func=None, func_cell=self.cell, name=s.name)
         elif isinstance(s, ast.Return):
             v = self.expr(s.value) if s.value is not None else None

@@ -153,7 +153,7 @@ class Objects:
         call = ast.Call(func=e.func, args=[ast.Name(id="<self>", ctx=ast.Load())] + list(e.args),
                         keywords=e.keywords)
         ast.copy_location(call, e)
-        fval = Val("func", func=fn, func_cell=inst.site.cell if inst.site else None)
+        fval = Val("func", func=fn, func_cell=self.method_cells.get(id(fn), inst.site.cell if inst.site else None))
         return self.inline(fval, call, [inst] + args, kws)
 
     def call_obj(self, target: Val, e: ast.Call, args: list, kws: dict) -> Val | None:
