@@ -192,3 +192,28 @@ def test_the_labels_a_value_mask_keeps_select_its_rows(pick: str) -> None:
              f'X_test, y_test = {pick.format(idx="te_idx")}, df["y"].values[te_idx]')
     assert "LEAK005" in rules(split, COMPARE)
     assert not rules(split, ONE)
+
+
+ANTI_JOIN = """train = df.sample(frac=0.8, random_state=1)
+test = df.loc[{te}]
+X_train, y_train = train.drop(columns="y"), train["y"]
+X_test, y_test = test.drop(columns="y"), test["y"]"""
+
+
+@pytest.mark.parametrize("te", ["~df.index.isin(train.index)", "~df.index.isin(train.index.values)",
+                                "~df.index.isin(list(train.index))"])
+def test_models_compared_on_the_rows_a_sample_left_out(te: str) -> None:
+    """`test = df.loc[~df.index.isin(train.index)]` after `train = df.sample(frac=0.8)`: the rows the sample left
+    out, as `df.drop(train.index)`, are the held-out side."""
+    split = ANTI_JOIN.format(te=te)
+    assert "LEAK005" in rules(split, COMPARE)
+    assert not rules(split, ONE)
+
+
+def test_rows_a_sample_kept_are_its_training_rows() -> None:
+    """`df[df.index.isin(train.index)]` keeps the very rows `train` holds: scoring a model trained on `train` on
+    them scores its training rows."""
+    split = ANTI_JOIN.format(te="~df.index.isin(train.index)")
+    again = ("seen = df[df.index.isin(train.index)]\nm = RandomForestClassifier().fit(X_train, y_train)\n"
+             "print(accuracy_score(seen['y'], m.predict(seen.drop(columns='y'))))")
+    assert "LEAK007" in rules(split, again)

@@ -98,6 +98,11 @@ PAIRS = [
      + "scores = Parallel(n_jobs=2)(delayed(fold_score)(Xs, tr, va) for tr, va in KFold(5).split(Xs))",
      "from joblib import Parallel, delayed\nXs = X.values\n" + FOLD_SCORE
      + "scores = Parallel(n_jobs=2)(delayed(fold_score)(Xs, tr, va) for tr, va in KFold(5).split(Xs))"),
+    ("a-range-made-into-a-feature-column-and-scored-on-itself", "LEAK007",
+     "x = np.arange(15).reshape(-1, 1)\nt = np.array([0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1])\n"
+     "clf = LogisticRegression(C=0.5).fit(x, t)\n# %%\nprint(clf.score(x, t))",
+     "x = np.arange(15).reshape(-1, 1)\nt = np.array([0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1])\n"
+     "clf = LogisticRegression(C=0.5).fit(x[:10], t[:10])\n# %%\nprint(clf.score(x[10:], t[10:]))"),
 ]
 
 

@@ -15,6 +15,30 @@ ALLOCATORS = ("zeros", "empty", "ones", "full")
 class Containers:
     """Mixin: methods of lists and dicts."""
 
+    def index_membership(self, base: Val, sl: ast.AST) -> Val | None:
+        """`df[~df.index.isin(train.index)]` (`df.loc[...]`, `train.index.values`, `list(train.index)`), where
+        `train` is a selection of `df`'s rows: the rows it left out, as `df.drop(train.index)`; without `~`, the rows
+        it kept."""
+        neg = isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert)
+        call = sl.operand if neg else sl
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "isin" and
+                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "index" and
+                len(call.args) == 1 and not call.keywords):
+            return None
+        arg = call.args[0]
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "list" and arg.args:
+            arg = arg.args[0]
+        if isinstance(arg, ast.Attribute) and arg.attr == "values":
+            arg = arg.value
+        if not (isinstance(arg, ast.Attribute) and arg.attr == "index" and isinstance(arg.value, ast.Name)):
+            return None
+        other = self.env.get(arg.value.id)
+        for tok in other.rows if other is not None else ():
+            for row in base.rows:
+                if len(tok) == len(row) + 1 and tok[: len(row)] == row:
+                    return self.select(base, tok[-1][0], "rest" if neg else tok[-1][1], "mask", sl)
+        return None
+
     def keyed_items(self, e: ast.Call, args: list) -> None:
         """`max(models, key=...)` / `sorted(..., key=...)` over a known list: the key runs on every item."""
         key = next((k.value for k in e.keywords if k.arg == "key"), None)
@@ -70,6 +94,8 @@ class Containers:
     def seq_method(self, recv: Val, attr: str, e: ast.Call, args: list) -> Val | None:
         if attr in ("index", "sort"):
             self.note_choice([recv], e)  # scores.index(max(scores)), scores.sort()
+        if attr == "reshape" and recv.hyper and recv.items is None:
+            return self.source(e, "made")  # `np.arange(15).reshape(-1, 1)`: a range made into a feature matrix
         if attr == "items" and recv.keys is not None:
             return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
         if attr == "values" and recv.keys is not None:

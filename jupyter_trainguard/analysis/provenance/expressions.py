@@ -315,6 +315,8 @@ class Expressions:
             same.stats = same.stats | idx.stats
             return same
         if idx.is_data and (isinstance(sl, (ast.Compare, ast.BoolOp, ast.UnaryOp)) or idx.kind == "data"):
+            if (member := self.index_membership(base, sl)) is not None:
+                return member  # `df[~df.index.isin(train.index)]`: the rest of a selection of `df`
             steps = mask_steps(sl) or self.named_mask_steps(sl)
             if steps:  # `df[df.c.isna()]`, `df[df.t < d]`: the two sides of one test (each test joined by `&`)
                 for key, side in steps:
