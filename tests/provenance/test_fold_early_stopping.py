@@ -83,3 +83,27 @@ model = LogisticRegression().fit(X, df['paid'])
 df.guess = model.predict(X)
 print(accuracy_score(df['paid'], df.guess))"""
     assert "LEAK007" in {f.rule_id for f in analyze_sources([code]).findings}
+
+
+LOGGED = """import pandas as pd
+import xgboost as xgb
+from sklearn.model_selection import StratifiedKFold
+train = pd.read_csv('claims.csv')
+unlabelled = pd.read_csv('claims_new.csv')
+X, y = train.drop(columns='claim').values, train['claim'].values
+preds = 0
+for tr, va in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+    d_fit, d_stop = xgb.DMatrix(X[tr], y[tr]), xgb.DMatrix(X[va], y[va])
+    booster = xgb.train({'objective': 'binary:logistic', 'eval_metric': 'auc'}, d_fit, 1500,
+                        [(d_fit, 'fit'), (d_stop, 'held')]STOP, verbose_eval=100)
+    preds += booster.predict(xgb.DMatrix(unlabelled.values)) / 5"""
+
+
+def test_stopping_on_the_fold_whose_logged_score_is_the_only_score() -> None:
+    """Each fold's best AUC, logged while the booster stops on that fold, is the only evaluation the notebook
+    gives (it predicts only unlabelled rows): those figures were read on the rows that chose when to stop."""
+    leaks = [f for f in analyze_sources([LOGGED.replace("STOP", ", early_stopping_rounds=70")]).findings
+             if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in leaks] == ["LEAK004"] and leaks[0].severity.value == "warning"
+    assert "logged while training" in leaks[0].message
+    assert not [f for f in analyze_sources([LOGGED.replace("STOP", "")]).findings if f.rule_id.startswith("LEAK")]

@@ -38,3 +38,28 @@ def rules(build: str) -> set[str]:
 ])
 def test_a_columns_statistics_follow_it_through_a_merge_and_an_aggregation(build: str, leaks: bool) -> None:
     assert ("LEAK001" in rules(build)) is leaks
+
+
+LOOKUP = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
+sales = pd.read_csv("sales.csv")
+new = pd.read_csv("new_weeks.csv")
+items = sales[["item", "store"]].drop_duplicates()
+new = {merge}
+data = pd.concat([sales, new], axis=0)
+X_tr, X_te, y_tr, y_te = train_test_split(data.drop(columns="units"), data["units"], random_state=0)
+print(r2_score(y_te, LinearRegression().fit(X_tr, y_tr).predict(X_te)))"""
+
+
+@pytest.mark.parametrize("merge, copies", [
+    ("new.merge(items, how='left', on='item')", False),
+    ("pd.merge(new, items, how='left', on='item')", False),
+    ("new.merge(items, how='outer', on='item')", True),  # every item row joins, matched or not: copies of sales rows
+])
+def test_a_left_merge_keeps_the_left_frames_rows(merge: str, copies: bool) -> None:
+    """`new.merge(items, how='left')` gives `new`'s rows the columns of a lookup table built from `sales`: stacking
+    it under `sales` copies none of `sales`' rows."""
+    ids = {f.rule_id for f in analyze_sources([LOOKUP.format(merge=merge)]).findings}
+    assert ("LEAK002" in ids) is copies

@@ -68,3 +68,13 @@ def test_the_same_file_read_again_holds_the_same_rows() -> None:
     first = FIRST + "\nprint(m.score(Xte, yte))"
     rep = analyze_sources([PRELUDE, first, again])
     assert "LEAK005" in {f.rule_id for f in rep.findings}
+
+
+def test_parts_named_the_other_way_round_are_read_by_what_trains_on_them() -> None:
+    """`x_test, x_train, y_test, y_train = train_test_split(X, y)`: the models train on the split's second part, so
+    its first part is their held-out side, and two models compared there are compared on the test rows."""
+    split = "x_test, x_train, y_test, y_train = train_test_split(X, y, random_state=1)"
+    two = ("a = LogisticRegression().fit(x_train, y_train)\nb = LogisticRegression(C=0.1).fit(x_train, y_train)\n"
+           "print(a.score(x_test, y_test), b.score(x_test, y_test))")
+    assert "LEAK005" in rules(split, two)
+    assert not rules(split, "print(LogisticRegression().fit(x_train, y_train).score(x_test, y_test))")

@@ -40,3 +40,30 @@ def leak_ids(made: tuple, rows: str, truth: str, pick: str) -> list[str]:
 def test_a_threshold_tuned_on_the_test_rows_is_a_choice_by_them(made: tuple, pick: str) -> None:
     assert leak_ids(made, "X_te", "y_te", pick) == ["LEAK004"]
     assert leak_ids(made, "X_val", "y_val", pick) == []
+
+
+COST = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+df = pd.read_csv("loans.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="bad").values, df["bad"].values, random_state=0)
+proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+def cost(truth, p, t):
+    said = (p >= t).astype(int)
+    return 5 * np.sum((said == 0) & (truth == 1)) + np.sum((said == 1) & (truth == 0))
+grid = np.linspace(0.01, 0.99, 99)
+costs = [cost(y_te, proba, t) for t in grid]
+{pick}"""
+
+
+def test_a_threshold_picked_from_costs_computed_in_a_comprehension_is_a_choice() -> None:
+    """`[cost(y_te, p, t) for t in grid]` scores one threshold per pass, as a loop over the settings does: the
+    cheapest one is picked by the test rows."""
+    ids = {f.rule_id for f in analyze_sources([COST.format(pick="best = grid[int(np.argmin(costs))]")]).findings}
+    assert "LEAK004" in ids
+    listed = {f.rule_id for f in analyze_sources([COST.format(pick="print(costs[:3])")]).findings}
+    assert "LEAK005" in listed and "LEAK004" not in listed  # every threshold's cost shown side by side: compared
+    once = COST.replace("costs = [cost(y_te, proba, t) for t in grid]", "costs = [cost(y_te, proba, 0.5)]")
+    assert not {f.rule_id for f in analyze_sources([once.format(pick="print(costs)")]).findings
+                if f.rule_id.startswith("LEAK")}

@@ -9,7 +9,7 @@ from .api import ClassRow, builds_network, lookup_class, lookup_func
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
-from .columns import strings
+from .columns import left_join, strings
 from .rows import DUP, Selection, repeats_rows
 from .state import UNKNOWN
 from .training import stops_early
@@ -59,6 +59,8 @@ class Calls:
                 recv_node.id in self.parsed.aliases or recv_node.id in ("np", "pd"))
             if not is_module:
                 recv = self.expr(recv_node) or self.by_use(recv_node, func.attr, e)
+                if recv is not None and func.attr == "forward" and recv.kind == "obj" and recv.obj.role == "torch":
+                    return self.call_obj(recv, e, *self.arguments(e))  # `net.forward(xb)`, as `net(xb)`
                 if recv is not None:
                     return self.method(recv, func.attr, e)
                 if not isinstance(recv_node, (ast.Name, ast.Attribute)) or self.parsed.qualname(recv_node) == "":
@@ -240,6 +242,8 @@ class Calls:
                 else args
             out = self.derive(e, list(parts))
             first = next((p for p in parts if p is not None and p.is_data), None)
+            if effect == "merge" and out is not None and q == "pandas.merge" and left_join(e) and first is parts[0]:
+                out.rows = first.rows or out.rows  # `pd.merge(a, b, how='left')`: a's rows, with b's columns
             if out is not None and first is not None and _axis(e) == 0:
                 out.fcols, out.flabel = first.fcols, first.flabel
             if effect == "concat" and out is not None and _axis(e) == 0 and repeats_rows(list(parts)) and \

@@ -29,7 +29,11 @@ class Comprehensions:
             passes = [None] if folds else self.loop_items(it) or [it if it is None or it.kind != "seq" else None]
             outs = []
             kind = "folds" if folds else "models" if any(self.holds_obj(p) for p in passes) else "items"
-            self.loops.append((id(e), kind, 2 if folds else len(passes)))
+            if kind == "items" and passes == [None] and self.is_setting_iter(gen.iter, it) and \
+                    not isinstance(e, ast.DictComp) and any(isinstance(n, ast.Call) for n in ast.walk(e.elt)):
+                kind = "settings"  # `[cost(y_te, p, t) for t in np.linspace(0, 1, 99)]`: one pass per setting
+                passes = [Val("data", hyper=True, site=self.site(gen.iter))]
+            self.loops.append((id(e), kind, 2 if folds or kind == "settings" else len(passes)))
             for p in passes[:8]:
                 if not folds:
                     self.assign(gen.target, p, gen.iter)

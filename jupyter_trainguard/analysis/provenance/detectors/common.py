@@ -150,6 +150,9 @@ def _held_side(rec, key: object, part: str) -> bool:
         return value == last
     if family != key:
         return _other_value_trained(key, trained)
+    mine = {p for k, p in trained if k == key} if split else None
+    if mine and mine <= HELD_SIDE:
+        return part not in mine  # models train on its test part only (`x_test, x_train, ... = train_test_split(...)`)
     if split:  # a split's test part is kept aside for the end, scored yet or not (a search fitted on it leaks);
         # a middle part (`train, val, test = random_split(ds, [a, b, c])`) is the last word when the test is untouched
         return part in HELD_SIDE or part.startswith("part") and key not in _used_splits(rec)

@@ -124,15 +124,17 @@ def _stopped_on_scored_fold(rec: Record, obj, v, site) -> Leak | None:
         ev = next((ev for ev in rec.evals if ev.scored and ev.obj is obj and ev.fit is not None and
                    ev.fit.site is site and covered(ev.data.rows, data.rows) and covered(data.rows, ev.data.rows)),
                   None)
-        if ev is None:
-            continue
+        if ev is None and (obj is None or any(e.scored and e.obj is obj for e in rec.evals)):
+            continue  # the fold models are scored on other rows (a test part): their stopping chose nothing there
         name = f" `{data.name}`" if data.name else ""
+        scored = f"then scored by {code(ev.site)} in {ev.site.where()}" if ev is not None else \
+            "its best score there, logged while training, is the only score the models get"
         return Leak("selection", site,
                     f"The held-out fold{name} is passed as an early-stopping `eval_set`/`validation_data` in "
-                    f"{site.where()} and then scored by {code(ev.site)} in {ev.site.where()}: each fold is scored on "
-                    f"the rows that chose when training stopped, so the cross-validated score is optimistic.",
-                    evidence={"fit": step_text(site), "evaluation": step_text(ev.site), "variable": data.name,
-                              "cross_validation": True},
+                    f"{site.where()} and {scored}: each fold is scored on the rows that chose when training stopped, "
+                    f"so the cross-validated score is optimistic.",
+                    evidence={"fit": step_text(site), "evaluation": step_text(ev.site if ev is not None else site),
+                              "variable": data.name, "cross_validation": True},
                     severity="warning")
     return None
 
