@@ -155,3 +155,11 @@ def mask_steps(node: ast.AST) -> list[tuple[tuple, str]] | None:
         return None if any(s is None for s in steps) else [st for s in steps for st in s]  # type: ignore[union-attr]
     one = null_mask(node) or cutoff_mask(node)
     return [one] if one is not None else None
+
+
+def one_subset(e: ast.Call) -> str | None:
+    """The one column `dropna(subset=['c'])` (or `subset='c'`) tests."""
+    sub = kw(e, "subset")
+    if isinstance(sub, (ast.List, ast.Tuple)) and len(sub.elts) == 1:
+        sub = sub.elts[0]
+    return sub.value if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else None

@@ -51,6 +51,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self._returns: list[Val | None] | None = None
         self.mutated: set[str] = set()
         self.user_classes: dict[str, ast.ClassDef] = {}
+        self.model_bodies: dict[int, Val] = {}  # a notebook model class's object: an instance its methods run on
         self.method_cells: dict[int, object] = {}  # id of a notebook class's method -> the cell defining it
         self.fold_loops: list[ast.For | ast.AsyncFor] = []  # the loops over folds the statement is in
         self.loop_vars: list[set[str]] = []  # names bound by the enclosing loops (window bounds use them)

@@ -8,7 +8,7 @@ import ast
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import COUNT_ARGS, ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
-from .astutil import const, kw, names_time, regrouped, text
+from .astutil import const, kw, names_time, one_subset, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
@@ -185,6 +185,7 @@ class Methods:
         role = obj.role
         if role == "torch":
             return None
+        self.user_fit_body(obj, attr, e)  # a notebook model class: what its own `fit` does inside
         watched = len(self.rec.eval_sets)
         x = self.watch_sets(obj, e, kws, x)
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):
@@ -277,8 +278,8 @@ class Methods:
             if isinstance(frac, ast.Constant) and isinstance(frac.value, float) and 0.3 <= frac.value < 1:
                 self.note_split(e, [recv], True, "sample")  # df.sample(frac=0.8): a random training part
             return self.select(recv, ("sample", text(e)), "sub", "mask", e)
-        if attr == "dropna" and _one_subset(e) is not None and const(kw(e, "axis")) in (None, 0, "index"):
-            out = self.select(recv, ("null", _one_subset(e)), "not", "mask", e)  # the rows `df[df.c.isna()]` leaves
+        if attr == "dropna" and one_subset(e) is not None and const(kw(e, "axis")) in (None, 0, "index"):
+            out = self.select(recv, ("null", one_subset(e)), "not", "mask", e)  # the rows `df[df.c.isna()]` leaves
             if const(kw(e, "inplace")) is True and isinstance(e.func.value, ast.Name):
                 self.assign(e.func.value, out, e)
                 return None
@@ -390,11 +391,3 @@ def _written_column(node: ast.AST) -> str | None:
     elif not isinstance(node.value, ast.Name):
         return None
     return sl.value if isinstance(sl, ast.Constant) and isinstance(sl.value, str) else None
-
-
-def _one_subset(e: ast.Call) -> str | None:
-    """The one column `dropna(subset=['c'])` (or `subset='c'`) tests."""
-    sub = kw(e, "subset")
-    if isinstance(sub, (ast.List, ast.Tuple)) and len(sub.elts) == 1:
-        sub = sub.elts[0]
-    return sub.value if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else None

@@ -121,6 +121,10 @@ class Objects:
             return inst
         # (a model class trained by `train(X, y)`: its class is kept so that the call reads as its fit)
         obj = Obj(name, role, self.site(e), cls_node=cls if role == "model" and trains else None)
+        if role == "model" and not trains and self.find_method(cls, "fit") is not None:
+            body = self.model_bodies[id(obj)] = Val("obj", obj=Obj(name, "instance", self.site(e), attrs={},
+                                                                     cls_node=cls), site=self.site(e))
+            self.call_method(body, "__init__", e, args, kws)
         return Val("obj", obj=obj, site=self.site(e))
 
     def is_torch_class(self, cls: ast.ClassDef, depth: int = 0) -> bool:
@@ -144,6 +148,14 @@ class Objects:
                 if found is not None:
                     return found
         return None
+
+    def user_fit_body(self, obj: Obj, attr: str, e: ast.Call) -> None:
+        """`model.fit(X, y)` of a notebook model class (one with `fit` and `predict`): it stays one model, and its
+        own `fit` is followed as well, on an instance of its own (built by its `__init__`), for what it does inside
+        (folds, early stopping, inner models and their scores)."""
+        body = self.model_bodies.get(id(obj)) if attr == "fit" else None
+        if body is not None:
+            self.call_method(body, "fit", e, *self.arguments(e))
 
     def call_method(self, inst: Val, name: str, e: ast.Call, args: list, kws: dict) -> Val | None:
         """A method of a notebook class, followed like a function with `self` bound to the instance."""
