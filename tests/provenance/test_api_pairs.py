@@ -172,6 +172,43 @@ PAIRS = [
      "from gensim.models.doc2vec import Doc2Vec\ntoks = df['text'].str.split()\nttr, tte, ytr, yte = train_test_split(toks, y)\n"
      "d2v = Doc2Vec(vector_size=20)\nd2v.build_vocab(ttr)\nd2v.train(ttr, total_examples=d2v.corpus_count, epochs=5)\n"
      "print(LogisticRegression().fit([d2v.infer_vector(t) for t in ttr], ytr).score([d2v.infer_vector(t) for t in tte], yte))"),
+    ("nltk-freqdist-over-every-text", "LEAK001",
+     "import nltk\nwords = [w for t in df['text'] for w in t.lower().split()]\nvocab = [w for w, _ in nltk.FreqDist(words).most_common(500)]\n"
+     "def feats(t):\n    seen = set(t.lower().split())\n    return {w: (w in seen) for w in vocab}\n"
+     "sets = [(feats(t), c) for t, c in zip(df['text'], df['label'])]\ntrain, test = sets[:800], sets[800:]\n"
+     "print(nltk.classify.accuracy(nltk.NaiveBayesClassifier.train(train), test))",
+     "import nltk\npairs = list(zip(df['text'], df['label']))\nfit_part, held = pairs[:800], pairs[800:]\n"
+     "vocab = [w for w, _ in nltk.FreqDist(w for t, _ in fit_part for w in t.lower().split()).most_common(500)]\n"
+     "def feats(t):\n    seen = set(t.lower().split())\n    return {w: (w in seen) for w in vocab}\n"
+     "clf = nltk.NaiveBayesClassifier.train([(feats(t), c) for t, c in fit_part])\n"
+     "print(nltk.classify.accuracy(clf, [(feats(t), c) for t, c in held]))"),
+    ("nltk-corpus-texts-are-rows-of-one-corpus", "LEAK001",
+     "import nltk\nfrom nltk.corpus import movie_reviews\n"
+     "docs = [(list(movie_reviews.words(f)), c) for c in movie_reviews.categories() for f in movie_reviews.fileids(c)]\n"
+     "vocab = list(nltk.FreqDist(w.lower() for w in movie_reviews.words()))[:2000]\n"
+     "def feats(d):\n    out = {}\n    for w in vocab:\n        out['has(%s)' % w] = (w in set(d))\n    return out\n"
+     "sets = [(feats(d), c) for (d, c) in docs]\nclf = nltk.NaiveBayesClassifier.train(sets[100:])\n"
+     "print(nltk.classify.accuracy(clf, sets[:100]))",
+     "import nltk\nfrom nltk.corpus import movie_reviews, stopwords\nstop = set(stopwords.words('english'))\n"
+     "docs = [([w for w in movie_reviews.words(f) if w not in stop], c) for c in movie_reviews.categories() for f in movie_reviews.fileids(c)]\n"
+     "fit_docs, held = docs[100:], docs[:100]\nvocab = list(nltk.FreqDist(w.lower() for (d, c) in fit_docs for w in d))[:2000]\n"
+     "def feats(d):\n    out = {}\n    for w in vocab:\n        out['has(%s)' % w] = (w in set(d))\n    return out\n"
+     "clf = nltk.NaiveBayesClassifier.train([(feats(d), c) for (d, c) in fit_docs])\n"
+     "print(nltk.classify.accuracy(clf, [(feats(d), c) for (d, c) in held]))"),
+    ("nltk-classifier-trained-on-every-row", "LEAK003",
+     "import nltk\nsets = [({'len': len(t)}, c) for t, c in zip(df['text'], df['label'])]\ntest = sets[800:]\n"
+     "clf = nltk.classify.MaxentClassifier.train(sets, max_iter=5)\nprint(nltk.classify.accuracy(clf, test))",
+     "import nltk\nsets = [({'len': len(t)}, c) for t, c in zip(df['text'], df['label'])]\ntrain, test = sets[:800], sets[800:]\n"
+     "clf = nltk.classify.MaxentClassifier.train(train, max_iter=5)\nprint(nltk.classify.accuracy(clf, test))"),
+    ("nltk-sklearn-classifier-on-its-training-rows", "LEAK007",
+     "import nltk\nfrom nltk.classify.scikitlearn import SklearnClassifier\nfrom sklearn.svm import LinearSVC\n"
+     "sets = [({'len': len(t)}, c) for t, c in zip(df['text'], df['label'])]\ntrain, test = sets[:800], sets[800:]\n"
+     "clf = SklearnClassifier(LinearSVC()).train(train)\n"
+     "print(accuracy_score([c for _, c in train], clf.classify_many([f for f, _ in train])))",
+     "import nltk\nfrom nltk.classify.scikitlearn import SklearnClassifier\nfrom sklearn.svm import LinearSVC\n"
+     "sets = [({'len': len(t)}, c) for t, c in zip(df['text'], df['label'])]\ntrain, test = sets[:800], sets[800:]\n"
+     "clf = SklearnClassifier(LinearSVC()).train(train)\n"
+     "print(accuracy_score([c for _, c in test], clf.classify_many([f for f, _ in test])))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"

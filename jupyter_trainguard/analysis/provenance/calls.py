@@ -258,6 +258,8 @@ class Calls:
             return self.derive(e, args + list(kws.values()))
         if effect in ("scale", "statistic"):
             x = args[0] if args else None
+            if x is not None and x.kind == "seq" and x.items:  # `FreqDist(words)` of a list filled word by word
+                x = self.derive(e, list(x.items))
             if q.rsplit(".", 1)[-1] in ("max", "min", "amax", "amin", "nanmax", "nanmin"):
                 self.note_choice(args, e)  # `np.max(f1_per_threshold)`: the best of several scores is a choice
             if x is None or not x.is_data:
@@ -278,8 +280,11 @@ class Calls:
             key = self.new_key("resample")
             outs = [self.select(p, key, DUP, "resample", e) for p in parts]
             return outs[0] if len(outs) == 1 else Val("seq", items=tuple(outs))
-        if effect == "train":
-            data = args[1] if len(args) > 1 else kws.get("dtrain") or kws.get("train_set")
+        if effect == "corpus":
+            return self.corpus_read(q, e)
+        if effect == "train":  # (NLTK's `NaiveBayesClassifier.train(train_set)` takes its rows first)
+            data = args[0] if q.startswith("nltk.") and args else args[1] if len(args) > 1 else \
+                kws.get("dtrain") or kws.get("train_set")
             obj = Obj(q, "model", self.site(e))
             obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
             early = stops_early(e, self.bound_nodes)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import text, unenumerated
+from .state import flat_values
 from .values import Val
 
 
@@ -53,7 +54,7 @@ class Comprehensions:
             self.loops.pop()
             if outs and all(o is not None and o.kind == "obj" for o in outs):
                 return Val("seq", items=tuple(outs), site=self.site(e))
-            flat = [i for o in outs for i in (o.items or () if o is not None and o.kind == "seq" else (o,))]
+            flat = [i for o in outs for i in (flat_values(o) if o is not None and o.kind == "seq" else (o,))]
             out = self.mapped_rows(e, it, flat) if not folds and self.row_wise(e, it) else \
                 self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
             keep = out if within else None  # `[wv[w] for w in doc]`: still one row's items

@@ -11,6 +11,7 @@ import ast
 import os
 
 from ..parsed import tree_nodes
+from .api.nltk_api import LEXICONS
 from .astutil import PATH_KEYWORDS, call_leaf, const, path_arg
 from .values import Fit, Obj, Val
 
@@ -94,6 +95,15 @@ class Files:
         else:
             rest = tuple((k.arg, ast.dump(k.value)) for k in node.keywords if k.arg in ROW_KEYWORDS)
         return (call_leaf(node), path, *rest)
+
+    def corpus_read(self, q: str, e: ast.Call) -> Val | None:
+        """`movie_reviews.words(fileid)`, `movie_reviews.words()`: texts of one NLTK corpus, the same rows whichever
+        call reads them (a word list such as `stopwords.words('english')` holds no rows)."""
+        corpus = q.rsplit(".", 1)[0]
+        if ".corpus." not in f".{corpus}." or corpus.rsplit(".", 1)[-1] in LEXICONS:
+            return None
+        sid = self.read_paths.setdefault(("corpus", corpus), ("read", next(self._ids)))
+        return Val("data", rows=frozenset({(sid,)}), site=self.site(e))
 
     def read_rows(self, key: tuple, fresh: frozenset, node: ast.AST | None) -> frozenset:
         """The rows of a read keyed by `read_key`: its own source's (`fresh`), unless it reads a whole folder

@@ -27,7 +27,8 @@ TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "se
                        "get_vector", "infer_vector", "get_mean_vector"})
 PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
                      "predict_on_batch", "forecast", "get_forecast", "get_prediction", "kneighbors",
-                     "predict_generator", "score_samples"})
+                     "predict_generator", "score_samples", "classify", "classify_many", "prob_classify",
+                     "prob_classify_many"})
 SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
 ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a value's place in the sorted vocabulary
@@ -87,7 +88,8 @@ class Methods:
         args, kws = self.arguments(e)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)
-        if attr == "train" and args and (obj.role == "model" and obj.cls_node is not None or obj.role == "transformer"):
+        if attr == "train" and args and (obj.role == "model" and (obj.cls_node is not None or obj.cls.startswith(
+                "nltk.")) or obj.role == "transformer"):
             attr = "fit"  # a notebook model class trained by `train(X, y)`; an embedding's `train(corpus)`
         if obj.role == "torch":
             if attr in ("eval", "train"):

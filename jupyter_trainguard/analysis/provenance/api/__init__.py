@@ -14,6 +14,7 @@ from . import (
     gensim_api,
     keras,
     model_zoo,
+    nltk_api,
     numpy_api,
     pandas_api,
     sklearn,
@@ -23,7 +24,7 @@ from . import (
 from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
-           feature_engine_api, model_zoo, gensim_api)
+           feature_engine_api, model_zoo, gensim_api, nltk_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")
