@@ -209,6 +209,20 @@ PAIRS = [
      "sets = [({'len': len(t)}, c) for t, c in zip(df['text'], df['label'])]\ntrain, test = sets[:800], sets[800:]\n"
      "clf = SklearnClassifier(LinearSVC()).train(train)\n"
      "print(accuracy_score([c for _, c in test], clf.classify_many([f for f, _ in test])))"),
+    ("surprise-algorithm-fitted-on-the-full-trainset", "LEAK003",
+     "from surprise import Dataset, Reader, SVD, accuracy\nfrom surprise.model_selection import train_test_split as split\n"
+     "data = Dataset.load_from_df(df[['user', 'item', 'label']], Reader(rating_scale=(1, 5)))\ntrainset, testset = split(data, test_size=0.25)\n"
+     "algo = SVD()\nalgo.fit(data.build_full_trainset())\nprint(accuracy.rmse(algo.test(testset)))",
+     "from surprise import Dataset, Reader, SVD, accuracy\nfrom surprise.model_selection import train_test_split as split\n"
+     "data = Dataset.load_from_df(df[['user', 'item', 'label']], Reader(rating_scale=(1, 5)))\ntrainset, testset = split(data, test_size=0.25)\n"
+     "algo = SVD()\nalgo.fit(trainset)\nprint(accuracy.rmse(algo.test(testset)))\ntop = algo.test(trainset.build_anti_testset())"),
+    ("surprise-scored-on-its-own-trainset", "LEAK007",
+     "from surprise import Dataset, Reader, KNNBasic, accuracy\nfrom surprise.model_selection import train_test_split as split\n"
+     "data = Dataset.load_from_df(df[['user', 'item', 'label']], Reader(rating_scale=(1, 5)))\ntrainset, testset = split(data, test_size=0.25)\n"
+     "algo = KNNBasic().fit(trainset)\nprint(accuracy.mae(algo.test(trainset.build_testset())))",
+     "from surprise import Dataset, Reader, KNNBasic, accuracy\nfrom surprise.model_selection import train_test_split as split\n"
+     "data = Dataset.load_from_df(df[['user', 'item', 'label']], Reader(rating_scale=(1, 5)))\ntrainset, testset = split(data, test_size=0.25)\n"
+     "algo = KNNBasic().fit(trainset)\nprint(accuracy.mae(algo.test(testset)))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"

@@ -161,3 +161,15 @@ def test_settings_searched_over_every_row_and_typed_into_the_scored_model(rows: 
     if leaks:
         assert "typed in by hand" in found[0].message and "`DecisionTreeClassifier`" in found[0].message
         assert found[0].location.cell == 1
+
+
+@pytest.mark.parametrize("rows, leaks", [("X, y", True), ("Xtr, ytr", False)])
+def test_settings_searched_over_every_row_and_unpacked_into_the_scored_model(rows: str, leaks: bool) -> None:
+    """`DecisionTreeClassifier(**search.best_params_)` takes every setting the search found: searched over rows
+    that include the test part, those rows helped choose them."""
+    made = "DecisionTreeClassifier(**search.best_params_)"
+    found = [f for f in analyze_sources([PRELUDE, SEARCH_ALL.format(rows=rows), TYPED_IN.format(made=made)]).findings
+             if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in found] == (["LEAK004"] if leaks else [])
+    if leaks:
+        assert "with the settings it found" in found[0].message

@@ -28,7 +28,7 @@ TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "se
 PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
                      "predict_on_batch", "forecast", "get_forecast", "get_prediction", "kneighbors",
                      "predict_generator", "score_samples", "classify", "classify_many", "prob_classify",
-                     "prob_classify_many"})
+                     "prob_classify_many", "test"})
 SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
 ORDINAL_CODES = ("LabelEncoder", "OrdinalEncoder")  # encoders whose code is a value's place in the sorted vocabulary

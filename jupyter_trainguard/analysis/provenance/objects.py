@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from .api import lookup_class
 from .astutil import const, kw
 from .training import stops_early
 from .values import Obj, Val, graph_layers
@@ -44,7 +45,7 @@ class Objects:
             obj.tunes = _grid_keys(e.args[1] if len(e.args) > 1 else kw(e, "param_grid") or
                                        kw(e, "param_distributions"), self.bound_nodes)
         if row.role in ("pipeline", "search"):
-            flat = _inner_objs(args + list(kws.values()))
+            flat = _inner_objs(args + list(kws.values())) or self.searched_class(row.role, e)
             if flat:
                 obj.inner = flat[-1]
                 if row.role == "pipeline" and flat[-1].role in ("transformer", "stateless", "pipeline") and \
@@ -71,6 +72,12 @@ class Objects:
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
         return Val("obj", obj=obj, site=self.site(e))
+
+    def searched_class(self, role: str, e: ast.Call) -> list[Obj]:
+        """`GridSearchCV(SVD, grid)` (Surprise takes the algorithm's class, not an instance): that estimator."""
+        q = self.parsed.qualname(e.args[0]) if role == "search" and e.args else ""
+        row = lookup_class(q) if q else None
+        return [Obj(q, "model", self.site(e.args[0]))] if row is not None and row.role == "model" else []
 
     def learning_options(self, e: ast.Call) -> bool:
         """Whether an image generator may be built to learn statistics in `fit` (an option set, or not known)."""

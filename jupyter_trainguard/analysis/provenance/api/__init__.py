@@ -19,12 +19,13 @@ from . import (
     pandas_api,
     sklearn,
     statsmodels_api,
+    surprise_api,
     torch_api,
 )
 from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
-           feature_engine_api, model_zoo, gensim_api, nltk_api)
+           feature_engine_api, model_zoo, gensim_api, nltk_api, surprise_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")

@@ -85,27 +85,38 @@ def _split_per_pass(rec: Record, ev) -> bool:
 def _searched_over_test_rows(rec: Record) -> list[Leak]:
     """A search cross-validated over rows that include the final test rows, then a model of the estimator it tuned
     scored on those rows: the test rows' folds helped choose its settings (`GridSearchCV(tree).fit(X, y)`, the best
-    settings typed into `DecisionTreeClassifier(max_depth=6)`, scored on a split of X)."""
+    settings typed into `DecisionTreeClassifier(max_depth=6)` or given as `**gs.best_params_`, scored on a split of
+    X)."""
     out = []
     for fit in rec.fits:
         inner = fit.obj.inner if fit.obj is not None and fit.obj.role == "search" else None
         if inner is None or not fit.rows or final_test(rec, fit.rows):
             continue
         ev = next((ev for ev in rec.evals if ev.scored and not ev.cv and ev.obj is not None and ev.obj is not fit.obj
-                   and ev.obj.cls == inner.cls and _set_by_hand(ev.obj) & fit.obj.tunes and
+                   and ev.obj.cls == inner.cls and (_set_by_hand(ev.obj) & fit.obj.tunes or _given_best(ev.obj)) and
                    ev.site.ran_at() > fit.site.ran_at() and final_test(rec, ev.data.rows) and
                    covered(ev.data.rows, fit.rows)), None)
         if ev is None:
             continue
         est = inner.cls.rsplit(".", 1)[-1]
+        how = "the settings it found" if _given_best(ev.obj) else "settings typed in by hand"
         out.append(Leak("selection", fit.site,
                         f"{code(fit.site)} in {fit.site.where()} searches the settings of `{est}` by cross-validation "
                         f"over rows that include the held-out rows `{ev.data.text()}`, and {code(ev.site)} in "
-                        f"{ev.site.where()} then scores a `{est}` with settings typed in by hand on them: the test "
-                        f"rows helped choose those settings{untouched_test_note(rec, ev.data.rows)}.",
+                        f"{ev.site.where()} then scores a `{est}` with {how} on them: the test rows helped choose "
+                        f"those settings{untouched_test_note(rec, ev.data.rows)}.",
                         evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site),
                                   "evaluation": step_text(ev.site)}))
     return out
+
+
+def _given_best(obj) -> bool:
+    """An estimator built with the settings a search found (`SVC(**gs.best_params_)`, Surprise's
+    `SVD(**gs.best_params['rmse'])`)."""
+    node = obj.site.node if obj.site is not None else None
+    return isinstance(node, ast.Call) and any(
+        k.arg is None and any(isinstance(n, ast.Attribute) and n.attr in ("best_params_", "best_params")
+                              for n in ast.walk(k.value)) for k in node.keywords)
 
 
 def _set_by_hand(obj) -> set[str]:
