@@ -7,6 +7,7 @@ import ast
 from ..names import DATE_WORD, label_says_holdout, loads_by_name, role_from_name, scores_by_name
 from .api import ClassRow, builds_network, lookup_class, lookup_func
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
+from .api.pyspark_api import spark_read
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
 from .columns import left_join, strings
@@ -53,6 +54,8 @@ class Calls:
                 return self.call(self.runs_as(e, func.args[0]))
             if leaf == "Parallel" and e.args:
                 return self.expr(e.args[0])  # what the generator's delayed calls return, gathered
+        if isinstance(func, ast.Attribute) and spark_read(func):
+            return self.source(e, "read")  # `spark.read.csv(path)`
         if isinstance(func, ast.Attribute):
             recv_node = func.value
             is_module = isinstance(recv_node, ast.Name) and recv_node.id not in self.env and (
@@ -372,13 +375,14 @@ class Calls:
             self.rec.selections[key].shuffle = const(kw(e, "shuffle")) is not False
         return Val("seq", items=tuple(outs), site=self.site(e))
 
-    def parts_call(self, e: ast.Call, args: list, effect: str) -> Val | None:
+    def parts_call(self, e: ast.Call, args: list, effect: str, sizes: ast.AST | None = None) -> Val | None:
         src = args[0] if args else None
         if src is None or not src.is_data:
             return None
         n = 2
-        if len(e.args) > 1 and isinstance(e.args[1], (ast.List, ast.Tuple)):
-            n = len(e.args[1].elts) + (1 if effect == "array_split" else 0)
+        sizes = sizes if sizes is not None else e.args[1] if len(e.args) > 1 else None
+        if isinstance(sizes, (ast.List, ast.Tuple)):
+            n = len(sizes.elts) + (1 if effect == "array_split" else 0)
         key = self.new_key("split")
         self.note_split(e, [src], effect == "random_split", "random_split" if effect == "random_split" else "split")
         names = ["train"] + [f"part{i}" for i in range(1, n - 1)] + ["test"] if n > 1 else ["train"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import mask_steps, text
 from .values import Val
 
 ALLOCATORS = ("zeros", "empty", "ones", "full")
@@ -14,6 +15,16 @@ ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 class Containers:
     """Mixin: methods of lists and dicts."""
+
+    def filtered(self, recv: Val, e: ast.Call) -> Val:
+        """`df.query('a > 1')`, a Spark DataFrame's `filter(F.col('day') < cut)`: the rows the test keeps (each test
+        joined by `&` one side of a selection of its own, as in `df[(df.d >= a) & (df.d < b)]`)."""
+        steps = mask_steps(e.args[0]) if e.func.attr == "filter" else None  # type: ignore[attr-defined]
+        if not steps:
+            return self.select(recv, ("mask", text(e.args[0])), "sub", "mask", e)
+        for key, side in steps:
+            recv = self.select(recv, key, side, "mask", e)
+        return recv
 
     def index_membership(self, base: Val, sl: ast.AST) -> Val | None:
         """`df[~df.index.isin(train.index)]` (`df.loc[...]`, `train.index.values`, `list(train.index)`), where

@@ -15,8 +15,9 @@ from .values import Fit, Val
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
 WEIGHT_ATTRS = frozenset({"feature_importances_", "coef_"})  # a fitted model's per-column weights
+# (an embedding's word and document vectors: what it learned; a Spark search's best model)
 OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_", "_final_estimator", "hypermodel",
-                            "wv", "dv", "docvecs"})  # (an embedding's word and document vectors: what it learned)
+                            "wv", "dv", "docvecs", "bestModel"})
 # names bound outside the notebook that are never the notebook's data (builtins are bound from the start)
 OUTSIDE_NAMES_NOT_DATA = frozenset({"get_ipython", "display", "In", "Out", "_", "_i", "_ii", "exit", "quit",
                                     "spark", "sc", "sqlContext", "dbutils", "self", "cls"})

@@ -8,7 +8,7 @@ import ast
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import COUNT_ARGS, ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
-from .astutil import const, kw, names_time, one_subset, regrouped, text
+from .astutil import const, kw, mask_steps, names_time, one_subset, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
@@ -106,8 +106,10 @@ class Methods:
             return None
         if obj.role == "tuner":
             return self.tuner_call(obj, attr, e, args, kws)
-        if obj.role in ("loss", "config"):
-            return None
+        if obj.role in ("loss", "config", "evaluator"):  # a Spark evaluator's `evaluate(predictions)` scores them
+            return self.metric_call(obj.cls, e, args) if attr == "evaluate" and obj.role == "evaluator" else None
+        if attr == "transform" and obj.cls.startswith("pyspark.") and obj.role in _MODELISH:
+            attr = "predict"  # a fitted Spark model's `transform(df)` adds its predictions
         if attr == "flow_from_directory":  # images read from a folder: rows of their own (a `subset` of them)
             return self.keras_subset(self.source(e, "read"), e)
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts") or \
@@ -244,6 +246,8 @@ class Methods:
 
     # ------------------------------------------------------------------ data
     def data_method(self, recv: Val, attr: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        if attr == "randomSplit":  # a Spark DataFrame's `randomSplit([0.8, 0.2], seed=1)`
+            return self.parts_call(e, [recv], "random_split", e.args[0] if e.args else kw(e, "weights"))
         if attr == "reshape" and regrouped(list(e.args)):
             return self.select(recv, ("reshape", text(e)), "all", "reshape", e)
         if attr in ("idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest", "sort_values", "max", "min"):
@@ -286,8 +290,8 @@ class Methods:
                 self.assign(e.func.value, out, e)
                 return None
             return out
-        if attr == "query" and e.args:
-            return self.select(recv, ("mask", text(e.args[0])), "sub", "mask", e)
+        if attr == "query" and e.args or attr == "filter" and e.args and mask_steps(e.args[0]):
+            return self.filtered(recv, e)
         if attr == "drop" and (kw(e, "index") is not None or e.args and isinstance(e.args[0], ast.Attribute)
                                and e.args[0].attr == "index"):
             idx = kw(e, "index") or e.args[0]

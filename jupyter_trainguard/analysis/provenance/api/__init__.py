@@ -17,6 +17,7 @@ from . import (
     nltk_api,
     numpy_api,
     pandas_api,
+    pyspark_api,
     sklearn,
     statsmodels_api,
     surprise_api,
@@ -25,7 +26,8 @@ from . import (
 from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
-           feature_engine_api, model_zoo, gensim_api, nltk_api, surprise_api)
+           feature_engine_api, model_zoo, gensim_api, nltk_api, surprise_api,
+           pyspark_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")
