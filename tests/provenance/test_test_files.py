@@ -345,3 +345,13 @@ def test_a_model_fitted_and_scored_on_the_test_file_by_mistake_leaves_it_the_tes
                 "grid = GridSearchCV(DecisionTreeClassifier(), {'max_depth': [2, 4]}, cv=5).fit(X, y)\n"
                 "print(grid.score(X, y))")
     assert not multi_test(own_rows)  # (the training file scored only by its own models is no test file)
+
+
+def test_models_compared_on_a_test_file_then_the_chosen_one_refitted_on_every_row() -> None:
+    """The chosen model refitted on the training and test rows together, only to be saved, comes after the
+    comparison: the test file was still unseen when it chose, so it is the test set the comparison used."""
+    refit = ("full_X = pd.concat([X, test.drop(columns='y')])\nfull_y = pd.concat([y, test['y']])\n"
+             "final = RandomForestClassifier().fit(full_X, full_y)")
+    assert multi_test(COMPARE_ON_FILE, refit) == {"LEAK005"}
+    scored_again = refit + "\nprint(accuracy_score(test['y'], final.predict(test.drop(columns='y'))))"
+    assert "LEAK005" not in multi_test(COMPARE_ON_FILE, scored_again)  # then it is training data of a scored model
