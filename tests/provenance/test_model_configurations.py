@@ -225,3 +225,14 @@ def test_the_message_counts_several_models_of_one_class() -> None:
         f"m{d} = RandomForestRegressor(max_depth={d}).fit(Xtr, ytr)\nprint(m{d}.score(Xte, yte))" for d in (2, 4, 8)
     ]).findings if f.rule_id == "LEAK005"]
     assert found and "`RandomForestRegressor` ×3" in found[0].message
+
+
+@pytest.mark.parametrize("grid", ["range(1, 20)", "[2, 4, 8]"])
+def test_a_model_built_per_setting_in_a_comprehension_is_rebuilt_per_setting(grid: str) -> None:
+    """`[RandomForestRegressor(max_depth=d).fit(Xtr, ytr).score(Xte, yte) for d in range(1, 20)]`: one model per
+    setting, each scored on the test rows, as a loop over the settings builds them."""
+    code = f"scores = [RandomForestRegressor(max_depth=d).fit(Xtr, ytr).score(Xte, yte) for d in {grid}]"
+    found = {f.rule_id for f in analyze_sources([PRELUDE, code]).findings}
+    assert "LEAK004" in found
+    one = "scores = [RandomForestRegressor(max_depth=4).fit(Xtr, ytr).score(Xte, yte)]"
+    assert not {r for r in (f.rule_id for f in analyze_sources([PRELUDE, one]).findings) if r.startswith("LEAK")}
