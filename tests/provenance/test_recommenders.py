@@ -36,3 +36,13 @@ def test_settings_searched_over_every_rating(searched: str, rules: list) -> None
     made = "SVD(**gs.best_params['rmse'])" if search else "SVD(n_factors=50)"
     code = search + f"algo = {made}\nalgo.fit(trainset)\nprint(accuracy.rmse(algo.test(testset)))"
     assert leak_rules(code) == rules
+
+
+@pytest.mark.parametrize("fitted_on, rules", [("trainset", []), ("data.build_full_trainset()", ["LEAK003"])])
+def test_folds_of_a_surprise_kfold_are_the_sets_themselves(fitted_on: str, rules: list) -> None:
+    """`for trainset, testset in KFold(3).split(data)` yields each fold's two sets: an algorithm fitted on the fold's
+    train set and tested on its test set is scored on rows it never saw; one fitted on every rating is not."""
+    code = ("from surprise.model_selection import KFold\nalgo = SVD()\n"
+            "for trainset, testset in KFold(n_splits=3).split(data):\n"
+            f"    algo.fit({fitted_on})\n    accuracy.rmse(algo.test(testset), verbose=True)")
+    assert leak_rules(code) == rules

@@ -76,9 +76,15 @@ class Loops:
                 elem = Val("data", hyper=True, site=self.site(it_node))
                 self.setting_vars[id(s)] = frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
             if not passes and elem is not None and elem.is_data and isinstance(target, (ast.Tuple, ast.List)):
-                # `for xb, yb in loader`: the fields of one batch (features, labels) hold the same rows
-                for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
-                    self.assign(name, elem, it_node)
+                # `for xb, yb in loader`: the fields of one batch (features, labels) hold the same rows; a splitter
+                # the analysis does not know (`for tr, te in splitter.split(df)`) yields parts it cannot tell apart
+                # or prove to overlap
+                unknown_split = isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Attribute) and \
+                    it_node.func.attr == "split" and len(target.elts) == 2
+                for i, name in enumerate(n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    part = self.select(elem, ("unpack", id(it_node)), f"part{i}", "mask", it_node) \
+                        if unknown_split else elem
+                    self.assign(name, part, it_node)
             else:
                 self.assign(target, elem, it_node)
             self.loops.append((id(s), kind, 2 if kind == "settings" else 1))

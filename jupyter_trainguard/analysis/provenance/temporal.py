@@ -102,6 +102,8 @@ class TimeOrder:
         key = self.new_key("folds")
         tr = Val("index", step=(key, "train"), site=self.site(it_node))
         te = Val("index", step=(key, "test"), site=self.site(it_node))
+        if recv.obj.cls.startswith("surprise.") and inputs and inputs[0] is not None and inputs[0].is_data:
+            tr, te = (self.select(inputs[0], key, p, "folds", it_node) for p in ("train", "test"))  # the sets
         if isinstance(target, ast.Tuple) and len(target.elts) == 2:
             self.assign(target.elts[0], tr, it_node)
             self.assign(target.elts[1], te, it_node)
