@@ -146,3 +146,17 @@ def test_a_library_module_bound_to_a_name_resolves_its_functions() -> None:
            "    m = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])\n"
            "    m.fit(x_tr, y_tr)\n    print(m.evaluate(x_te, y_te))\n")
     assert {f.rule_id for f in analyze_sources([src]).findings} & {"LEAK004", "LEAK005"}
+
+
+@pytest.mark.parametrize("module, made, leaks", [
+    ("discretisation", "EqualFrequencyDiscretiser(q=5)", True), ("transformation", "YeoJohnsonTransformer()", True),
+    ("imputation", "RandomSampleImputer()", True), ("imputation", "EndTailImputer()", True),
+    ("selection", "DropCorrelatedFeatures(threshold=0.9)", True),
+    ("imputation", "ArbitraryNumberImputer(arbitrary_number=-1)", False), ("transformation", "LogTransformer()", False),
+    ("transformation", "PowerTransformer(exp=0.5)", False)])
+def test_feature_engine_transformers_learn_or_compute_per_row(module: str, made: str, leaks: bool) -> None:
+    """Bin edges, power lambdas, tail values, the values to sample from and the correlated columns to drop are
+    learned from the rows fitted on; a given number, a log or a fixed power is computed row by row."""
+    code = (f"from feature_engine.{module} import {made.split('(')[0]}\nZ = {made}.fit_transform(X, y)\n"
+            "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    assert ("LEAK001" in _ids(code)) is leaks

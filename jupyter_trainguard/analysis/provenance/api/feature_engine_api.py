@@ -12,5 +12,18 @@ CLASSES: dict[str, ClassRow] = {
     "OrdinalEncoder": ClassRow("transformer", FE, vocab_when=("encoding_method", "arbitrary")),
     **{n: ClassRow("transformer", FE) for n in ("RareLabelEncoder", "DecisionTreeEncoder", "PRatioEncoder",
                                                 "StringSimilarityEncoder")},
+    # learned from the rows fitted on: bin edges, power lambdas, tail values, the values sampled from, the columns
+    # kept by correlation, constancy or a model's performance
+    **{n: ClassRow("transformer", FE) for n in (
+        "EqualFrequencyDiscretiser", "EqualWidthDiscretiser", "GeometricWidthDiscretiser", "DecisionTreeDiscretiser",
+        "YeoJohnsonTransformer", "BoxCoxTransformer", "EndTailImputer", "RandomSampleImputer",
+        "MeanNormalizationScaler", "DropCorrelatedFeatures", "SmartCorrelatedSelection", "DropConstantFeatures",
+        "DropDuplicateFeatures", "SelectByShuffling", "SelectBySingleFeaturePerformance", "RecursiveFeatureElimination",
+        "RecursiveFeatureAddition", "SelectByTargetMeanPerformance", "DropHighPSIFeatures", "ProbeFeatureSelection")},
+    # per-row arithmetic, or a value the notebook gives: nothing learned from other rows
+    **{n: ClassRow("stateless", FE) for n in (
+        "ArbitraryNumberImputer", "LogTransformer", "LogCpTransformer", "ReciprocalTransformer", "ArcsinTransformer",
+        "PowerTransformer", "MathFeatures", "RelativeFeatures", "DatetimeFeatures", "DropFeatures",
+        "DropMissingData", "ArbitraryDiscretiser", "ArbitraryOutlierCapper")},
 }
 FUNCS: dict = {}

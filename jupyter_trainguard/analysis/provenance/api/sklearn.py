@@ -39,7 +39,7 @@ CLASSES: dict[str, ClassRow] = {
     **{n: ClassRow("transformer", ("category_encoders", "feature_engine", "sklearn", "mlxtend"))
        for n in ("MeanEncoder", "WOEEncoder", "CatBoostEncoder", "LeaveOneOutEncoder", "JamesSteinEncoder",
                  "MEstimateEncoder", "CountFrequencyEncoder", "CountEncoder", "GLMMEncoder", "QuantileEncoder",
-                 "MeanMedianImputer", "ArbitraryNumberImputer", "Winsorizer", "OutlierTrimmer", "UMAP",
+                 "MeanMedianImputer", "Winsorizer", "OutlierTrimmer", "UMAP",
                  "SequentialFeatureSelector", "ExhaustiveFeatureSelector")},
     "Pipeline": ClassRow("pipeline", SK + IMB),
     "make_pipeline": ClassRow("pipeline", SK + IMB),
