@@ -153,7 +153,8 @@ def test_a_library_module_bound_to_a_name_resolves_its_functions() -> None:
     ("imputation", "RandomSampleImputer()", True), ("imputation", "EndTailImputer()", True),
     ("selection", "DropCorrelatedFeatures(threshold=0.9)", True),
     ("imputation", "ArbitraryNumberImputer(arbitrary_number=-1)", False), ("transformation", "LogTransformer()", False),
-    ("transformation", "PowerTransformer(exp=0.5)", False)])
+    ("transformation", "PowerTransformer(exp=0.5)", False), ("imputation", "CategoricalImputer()", False),
+    ("imputation", "CategoricalImputer(imputation_method='frequent')", True)])
 def test_feature_engine_transformers_learn_or_compute_per_row(module: str, made: str, leaks: bool) -> None:
     """Bin edges, power lambdas, tail values, the values to sample from and the correlated columns to drop are
     learned from the rows fitted on; a given number, a log or a fixed power is computed row by row."""

@@ -21,8 +21,10 @@ class Objects:
     def construct(self, q: str, row, e: ast.Call) -> Val:
         args, kws = self.arguments(e)
         obj = Obj(q, row.role, self.site(e))
-        obj.vocab = row.vocab or row.vocab_when is not None and \
-            const(kw(e, row.vocab_when[0])) == row.vocab_when[1]  # type: ignore[attr-defined]
+        given = const(kw(e, row.vocab_when[0])) if row.vocab_when is not None else None
+        want = row.vocab_when[1] if row.vocab_when is not None else ()
+        obj.vocab = row.vocab or row.vocab_when is not None and (  # type: ignore[attr-defined]
+            given in want if isinstance(want, tuple) else given == want)
         if row.role == "splitter":
             obj.shuffle = self.splitter_shuffles(q, e)
         if row.role == "augmenter" and not self.learning_options(e):

@@ -12,6 +12,8 @@ CLASSES: dict[str, ClassRow] = {
     "OrdinalEncoder": ClassRow("transformer", FE, vocab_when=("encoding_method", "arbitrary")),
     **{n: ClassRow("transformer", FE) for n in ("RareLabelEncoder", "DecisionTreeEncoder", "PRatioEncoder",
                                                 "StringSimilarityEncoder")},
+    # fills a constant label by default; `imputation_method='frequent'` learns each column's mode
+    "CategoricalImputer": ClassRow("transformer", FE, vocab_when=("imputation_method", (None, "missing"))),
     # learned from the rows fitted on: bin edges, power lambdas, tail values, the values sampled from, the columns
     # kept by correlation, constancy or a model's performance
     **{n: ClassRow("transformer", FE) for n in (

@@ -13,7 +13,8 @@ class ClassRow(FrozenRecord):
     undersampler | splitter | data (a container that keeps its arguments' rows) | torch (a network trained in a
     user loop) | augmenter (an image generator: `fit` learns statistics when asked to).
     vocab: the statistics are only a vocabulary/category list (encoders), not values.
-    vocab_when: (keyword, value): a vocabulary only when built with that keyword value.
+    vocab_when: (keyword, value): a vocabulary only when built with that keyword value (a tuple: one of those
+    values, None standing for the keyword left out).
     bound: the data is given to the constructor (`sm.OLS(y, X)`): positions of (X, y).
     fitted_by: the constructor fits on its first positional argument or one of these keywords
     (`Word2Vec(sentences=corpus)`).
