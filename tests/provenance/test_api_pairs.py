@@ -238,6 +238,12 @@ PAIRS = [
      "cvm = LogisticRegression(featuresCol='raw').fit(train)\nbest = cvm.bestModel\nprint(ev.evaluate(best.transform(train)))",
      "from pyspark.sql import functions as F\nfrom pyspark.ml.feature import VectorAssembler, StandardScaler\nfrom pyspark.ml.classification import LogisticRegression\nfrom pyspark.ml.evaluation import BinaryClassificationEvaluator\nsdf = spark.read.csv('data.csv', header=True, inferSchema=True)\nsdf = VectorAssembler(inputCols=['a', 'b'], outputCol='raw').transform(sdf)\nev = BinaryClassificationEvaluator(labelCol='label')\ntrain = sdf.filter(F.col('day') < 300)\ntest = sdf.filter(F.col('day') >= 300)\n"
      "cvm = LogisticRegression(featuresCol='raw').fit(train)\nbest = cvm.bestModel\nprint(ev.evaluate(best.transform(test)))"),
+    ("numpy-random-choice-fill-from-every-row", "LEAK001",
+     "vals = df['a'].dropna().tolist()\ndf['a'] = df['a'].fillna(pd.Series(np.random.choice(vals, size=len(df))))\n"
+     "Xtr, Xte, ytr, yte = train_test_split(df.drop(columns='label'), df['label'])\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "Xtr, Xte, ytr, yte = train_test_split(df.drop(columns='label'), df['label'])\nvals = Xtr['a'].dropna().tolist()\n"
+     "Xtr['a'] = Xtr['a'].fillna(pd.Series(np.random.choice(vals, size=len(Xtr))))\n"
+     "Xte['a'] = Xte['a'].fillna(pd.Series(np.random.choice(vals, size=len(Xte))))\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"
