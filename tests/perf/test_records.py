@@ -32,6 +32,7 @@ MODULES = (
     "jupyter_trainguard.analysis.provenance.temporal",
     "jupyter_trainguard.analysis.provenance.api.table",
     "jupyter_trainguard.analysis.provenance.detectors.common",
+    "jupyter_trainguard.analysis.provenance.detectors.wording",
 )
 
 

@@ -10,7 +10,7 @@ from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pyspark_api import spark_read
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
-from .columns import left_join, strings
+from .columns import left_rows, strings
 from .rows import DUP, Selection, repeats_rows
 from .state import UNKNOWN
 from .training import stops_early
@@ -249,8 +249,8 @@ class Calls:
                 else args
             out = self.derive(e, list(parts))
             first = next((p for p in parts if p is not None and p.is_data), None)
-            if effect == "merge" and out is not None and q == "pandas.merge" and left_join(e) and first is parts[0]:
-                out.rows = first.rows or out.rows  # `pd.merge(a, b, how='left')`: a's rows, with b's columns
+            if effect == "merge" and out is not None and q == "pandas.merge":
+                out.rows = left_rows(e, list(parts)) or out.rows
             if out is not None and first is not None and _axis(e) == 0:
                 out.fcols, out.flabel = first.fcols, first.flabel
             if effect == "concat" and out is not None and _axis(e) == 0 and repeats_rows(list(parts)) and \

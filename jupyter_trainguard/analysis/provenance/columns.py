@@ -125,8 +125,8 @@ class Columns:
         single named columns on those columns (a column a later aggregation leaves out takes them away)."""
         out = self.derive(e, parts)
         data = [p for p in parts if p is not None and p.is_data]
-        if out is not None and attr == "merge" and left_join(e) and data and data[0] is parts[0] and data[0].rows:
-            out.rows = data[0].rows  # `a.merge(b, how='left')`: a's rows, with b's columns for them
+        if out is not None and attr == "merge":
+            out.rows = left_rows(e, parts) or out.rows
         if out is not None and attr in ("merge", "join") and any(p.cols for p in data):
             out.stats = frozenset().union(*(p.stats for p in data))
             out.cols = {c: s for p in data for c, s in (p.cols or {}).items()}
@@ -342,6 +342,9 @@ def _without_category_labels(node: ast.AST) -> ast.AST:
     return node
 
 
-def left_join(e: ast.Call) -> bool:
-    """A merge that keeps exactly the rows of its left frame (`how='left'`)."""
-    return any(k.arg == "how" and isinstance(k.value, ast.Constant) and k.value.value == "left" for k in e.keywords)
+def left_rows(e: ast.Call, parts: list) -> frozenset | None:
+    """The rows of a left merge (`a.merge(b, how='left')`, `pd.merge(a, b, how='left')`): exactly the left frame's,
+    with the right frame's columns for them; None for any other merge."""
+    left = parts[0] if parts else None
+    how = any(k.arg == "how" and isinstance(k.value, ast.Constant) and k.value.value == "left" for k in e.keywords)
+    return left.rows if how and left is not None and left.is_data and left.rows else None

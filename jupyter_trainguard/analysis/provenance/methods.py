@@ -128,6 +128,7 @@ class Methods:
         if obj.layers and x is not None and attr not in TRANSFORM:
             x = self.through_layers(obj, x)
         if attr in FIT:
+            self.user_fit_body(obj, attr, e, args, kws)  # a notebook model class: what its own `fit` does inside
             return self.fit_call(obj, recv, attr, x, y, e, kws)
         if attr in PREDICT:
             horizon = False
@@ -189,7 +190,6 @@ class Methods:
         role = obj.role
         if role == "torch":
             return None
-        self.user_fit_body(obj, attr, e)  # a notebook model class: what its own `fit` does inside
         watched = len(self.rec.eval_sets)
         x = self.watch_sets(obj, e, kws, x)
         if role == "resampler" and attr in ("fit_resample", "fit_sample"):

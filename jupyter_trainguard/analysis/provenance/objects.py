@@ -21,10 +21,9 @@ class Objects:
     def construct(self, q: str, row, e: ast.Call) -> Val:
         args, kws = self.arguments(e)
         obj = Obj(q, row.role, self.site(e))
-        given = const(kw(e, row.vocab_when[0])) if row.vocab_when is not None else None
-        want = row.vocab_when[1] if row.vocab_when is not None else ()
-        obj.vocab = row.vocab or row.vocab_when is not None and (  # type: ignore[attr-defined]
-            given in want if isinstance(want, tuple) else given == want)
+        when = row.vocab_when
+        wanted = () if when is None else when[1] if isinstance(when[1], tuple) else (when[1],)
+        obj.vocab = row.vocab or bool(wanted) and const(kw(e, when[0])) in wanted  # type: ignore[attr-defined]
         if row.role == "splitter":
             obj.shuffle = self.splitter_shuffles(q, e)
         if row.role == "augmenter" and not self.learning_options(e):
@@ -158,13 +157,13 @@ class Objects:
                     return found
         return None
 
-    def user_fit_body(self, obj: Obj, attr: str, e: ast.Call) -> None:
+    def user_fit_body(self, obj: Obj, attr: str, e: ast.Call, args: list, kws: dict) -> None:
         """`model.fit(X, y)` of a notebook model class (one with `fit` and `predict`): it stays one model, and its
         own `fit` is followed as well, on an instance of its own (built by its `__init__`), for what it does inside
         (folds, early stopping, inner models and their scores)."""
         body = self.model_bodies.get(id(obj)) if attr == "fit" else None
         if body is not None:
-            self.call_method(body, "fit", e, *self.arguments(e))
+            self.call_method(body, "fit", e, args, kws)
 
     def call_method(self, inst: Val, name: str, e: ast.Call, args: list, kws: dict) -> Val | None:
         """A method of a notebook class, followed like a function with `self` bound to the instance."""

@@ -6,17 +6,7 @@ from __future__ import annotations
 from ..rows import POSITIONAL, by_value, key_kind
 from ..state import Record as Recorded
 from ..values import Eval
-from .wording import (  # noqa: F401  (re-exported: the detectors import them from here)
-    Leak,
-    by_place,
-    code,
-    data_leaves,
-    first_data,
-    path_text,
-    selection_site,
-    sliced_bounds_count,
-    step_text,
-)
+from .wording import data_leaves
 
 TRAIN_SIDE = frozenset({"train", "lo", "mid"})
 HELD_SIDE = frozenset({"test", "hi", "rest"})

@@ -10,9 +10,10 @@ from ..carried import KEEPS_WEIGHTS_ROOTS
 from ..rows import covered
 from ..state import Record
 from ..values import Eval
-from .common import Leak, chosen_by_loops, code, final_test, step_text, untouched_test_note
+from .common import chosen_by_loops, final_test, untouched_test_note
 from .selection import selected_evaluations
 from .watched import eval_set_evals
+from .wording import Leak, code, step_text
 
 
 def _held_out(ev: Eval) -> bool:

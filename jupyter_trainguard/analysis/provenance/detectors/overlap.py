@@ -6,16 +6,9 @@ from __future__ import annotations
 from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable_overlap
 from ..state import Record
 from ..values import TRAIN_FORWARD, Eval, Site
-from .common import (
-    Leak,
-    code,
-    path_text,
-    selection_site,
-    sliced_bounds_count,
-    step_text,
-    within_training_split,
-)
+from .common import within_training_split
 from .watched import MONITORED, eval_set_evals
+from .wording import Leak, code, path_text, selection_site, sliced_bounds_count, step_text
 
 MODELS = ("model",)
 

@@ -7,18 +7,9 @@ import ast
 from ..rows import DUP, covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site
-from .common import (
-    Leak,
-    by_place,
-    code,
-    final_test,
-    path_text,
-    selection_site,
-    sliced_bounds_count,
-    step_text,
-    within_training_split,
-)
+from .common import final_test, within_training_split
 from .watched import MONITORED, eval_set_evals
+from .wording import Leak, by_place, code, path_text, selection_site, sliced_bounds_count, step_text
 
 LEARNERS = ("transformer", "statistic")
 SEPARATING = frozenset({"split", "slice", "mask", "folds"})

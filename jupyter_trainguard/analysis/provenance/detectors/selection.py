@@ -9,16 +9,8 @@ import ast
 
 from ..rows import covered, overlap
 from ..state import Record
-from .common import (
-    Leak,
-    chosen_by_loops,
-    code,
-    data_leaves,
-    final_test,
-    sliced_bounds_count,
-    step_text,
-    untouched_test_note,
-)
+from .common import chosen_by_loops, final_test, untouched_test_note
+from .wording import Leak, code, data_leaves, sliced_bounds_count, step_text
 
 
 def selection_leaks(rec: Record) -> list[Leak]:

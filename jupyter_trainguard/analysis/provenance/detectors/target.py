@@ -4,7 +4,7 @@ computed from, or a column computed from the label (column facts from `columns.p
 from __future__ import annotations
 
 from ..state import Record
-from .common import Leak, code, step_text
+from .wording import Leak, code, step_text
 
 REGRESSORS = ("Regressor", "Regression", "SVR", "Ridge", "Lasso", "ElasticNet", "Lars", "LassoLars")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..state import Record as Recorded
 from ..values import Eval, Val
-from .common import first_data
+from .wording import first_data
 
 MONITORED = frozenset({"eval_set", "validation_data", "eval_X", "valid_sets", "evals", "X_val", "eval_dataset",
                        "val_dataloaders", "validation_split"})
