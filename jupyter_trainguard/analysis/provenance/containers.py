@@ -1,7 +1,9 @@
 """Python lists and dicts the notebook fills (`scores.append(s)`, `windows[key].append(w)`, `results.items()`):
 their items keep their provenance; matrices allocated with one row per row of some data, to be filled row by row
 (`np.zeros((len(texts), 100))`), are rows of that data, and any other allocated matrix holds the rows of the data
-it is filled from (`W = np.empty((n - k, k, 1))`, then `W[i] = X[i:i + k]`)."""
+it is filled from (`W = np.empty((n - k, k, 1))`, then `W[i] = X[i:i + k]`). Rows kept by membership or by a
+filter's test (`df[~df.index.isin(train.index)]`, `df.query(...)`, Spark's `df.filter(F.col('d') < cut)`) are
+selections of the rows they are taken from."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ ALLOCATORS = ("zeros", "empty", "ones", "full")
 
 
 class Containers:
-    """Mixin: methods of lists and dicts."""
+    """Mixin: methods of lists and dicts; rows kept by index membership or a filter."""
 
     def filtered(self, recv: Val, e: ast.Call) -> Val:
         """`df.query('a > 1')`, a Spark DataFrame's `filter(F.col('day') < cut)`: the rows the test keeps (each test
