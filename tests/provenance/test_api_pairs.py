@@ -888,3 +888,11 @@ def test_a_statistic_of_one_row_in_a_comprehension_learns_nothing_of_the_others(
     cell = ("M = np.loadtxt('signals.txt')\n" + code +
             "\nAtr, Ate, ytr, yte = train_test_split(A, y)\nprint(Ridge().fit(Atr, ytr).score(Ate, yte))")
     assert ("LEAK001" in _ids(cell)) is leaks
+
+
+def test_one_file_picked_at_random_to_show_a_prediction_is_a_row_not_a_statistic() -> None:
+    pick = ("import os, random\nfrom tensorflow import keras\nnet = keras.Sequential()\n"
+            "net.fit(train_gen, epochs=3)\nfiles = os.listdir(valid_dir)\nname = {pick}\n"
+            "img = keras.utils.load_img(os.path.join(valid_dir, name))\nprint(net.predict(np.array([img])))")
+    assert "LEAK001" not in _ids(pick.replace("{pick}", "random.choice(files)"))
+    assert "LEAK001" not in _ids(pick.replace("{pick}", "np.random.choice(files)"))
