@@ -163,3 +163,30 @@ def one_subset(e: ast.Call) -> str | None:
     if isinstance(sub, (ast.List, ast.Tuple)) and len(sub.elts) == 1:
         sub = sub.elts[0]
     return sub.value if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else None
+
+
+def _counts_call(node: ast.AST) -> ast.Call | None:
+    return node if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr == "value_counts" else None
+
+
+def most_frequent(node: ast.AST) -> ast.Call | None:
+    """The `value_counts()` call whose most frequent value the expression takes (a mode, as an imputer learns
+    it): `s.value_counts().index[0]`, `s.value_counts().keys()[0]`, `s.value_counts().idxmax()`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "idxmax":
+        return _counts_call(node.func.value)
+    if not (isinstance(node, ast.Subscript) and const(node.slice) == 0):
+        return None
+    inner = node.value
+    if isinstance(inner, ast.Attribute) and inner.attr == "values":
+        inner = inner.value
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "keys":
+        inner = inner.func
+    return _counts_call(inner.value) if isinstance(inner, ast.Attribute) and inner.attr in ("index", "keys") \
+        else None
+
+
+def subscript_name(e: ast.Subscript) -> str | None:
+    """The name a subscript reads from (`t` in `t[i:j]` or `t.iloc[i:j]`)."""
+    node = e.value.value if isinstance(e.value, ast.Attribute) and e.value.attr in ("iloc", "loc") else e.value
+    return node.id if isinstance(node, ast.Name) else None

@@ -141,7 +141,8 @@ class Columns:
             return None
         return {c: s for c, s in (recv.cols or {}).items() if c in {k.value for k in spec.keys}}
 
-    def written_column(self, t: ast.Subscript, frame: ast.Name, base: Val, v: Val | None) -> tuple:
+    def written_column(self, t: ast.Subscript, frame: ast.Name, base: Val, v: Val | None,
+                       rhs: ast.AST | None = None) -> tuple:
         """(column, value, whole column) a write targets: `df['c'] = v`, or `df.loc[mask, 'c'] = v`, where the
         rows the mask picks decide the values too (`df.loc[df.Age >= bins[i], 'band'] = i`: what the bins learned)."""
         sl = t.slice
@@ -150,6 +151,7 @@ class Columns:
         col = loc_cols(sl) if isinstance(t.value, ast.Attribute) and t.value.attr == "loc" else None
         if not (isinstance(col, ast.Constant) and isinstance(col.value, str)):
             return None, v, False
+        v = self.drawn_values(base, v, rhs or t)
         parts = [p for p in (v, self.expr(sl.elts[0])) if p is not None and p.is_data]
         if not parts:
             return col.value, v, True

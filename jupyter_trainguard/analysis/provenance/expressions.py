@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import mask_steps, names_time, text
+from .astutil import mask_steps, names_time, subscript_name, text
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -36,6 +36,8 @@ class Expressions:
             if v is None and e.id in self.parsed.aliases:
                 return self.class_reference(e)
             return v if v is not None or e.id in self.bound_names else self.outside_value(e)
+        if isinstance(e, (ast.Call, ast.Subscript)) and (mode := self.most_frequent_value(e)) is not None:
+            return mode  # `s.value_counts().index[0]`: the mode of the counted rows
         if isinstance(e, ast.Call):
             return self.call(e)
         if isinstance(e, ast.Attribute):
@@ -264,7 +266,7 @@ class Expressions:
                       if isinstance(n, ast.Name)}
             counters = {n for names in self.loop_vars for n in bounds & names
                         if not (self.env.get(n) is not None and self.env[n].rows)}  # `i`, not the rows looped over
-            if counters and _name(e) in self.row_elements:
+            if counters and subscript_name(e) in self.row_elements:
                 return same  # `t[i:i + 3] for t in texts for i in ...`: characters of one row, not a window of rows
             if counters:
                 same.time = same.time | self.evidence("window", e)
@@ -377,12 +379,6 @@ class Expressions:
         if spec is not None and spec[0] == "sel" and spec[1]:
             return ast.List(elts=[ast.Constant(c) for c in spec[1]], ctx=ast.Load())
         return sl
-
-
-def _name(e: ast.Subscript) -> str | None:
-    """The name a subscript reads from (`t` in `t[i:j]` or `t.iloc[i:j]`)."""
-    node = e.value.value if isinstance(e.value, ast.Attribute) and e.value.attr in ("iloc", "loc") else e.value
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def _norm(node: ast.AST) -> str:

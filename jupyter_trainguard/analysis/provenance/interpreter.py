@@ -22,6 +22,7 @@ from .curves import Curves
 from .declared import Declared
 from .expressions import Expressions
 from .files import Files
+from .fills import Fills
 from .forecasts import Forecasts
 from .functions import Functions
 from .loops import Loops
@@ -38,8 +39,8 @@ from .values import Val, joined
 
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
-                  Forecasts, ByUse, Files, Declared, Loops, Comprehensions, CarriedWeights, Permutations, Rankings,
-                  State):
+                  Forecasts, ByUse, Files, Fills, Declared, Loops, Comprehensions, CarriedWeights, Permutations,
+                  Rankings, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -279,7 +280,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             return
         if not base.is_data:
             return
-        col, v, whole = self.written_column(t, base_node, base, v)
+        col, v, whole = self.written_column(t, base_node, base, v, rhs)
         if v is not None and v.is_data and col is not None and whole:
             cols = dict(base.cols or {})
             cols[col] = v.all_stats

@@ -8,7 +8,7 @@ import ast
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import COUNT_ARGS, ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
-from .astutil import const, kw, mask_steps, names_time, one_subset, regrouped, text
+from .astutil import const, kw, mask_steps, most_frequent, names_time, one_subset, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
@@ -366,7 +366,8 @@ class Methods:
                 if any(isinstance(n, ast.Call) and _windowed(n) for n in ast.walk(a.body)):
                     return False
                 for n in ast.walk(a.body):
-                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STAT_METHODS:
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STAT_METHODS \
+                            or most_frequent(n) is not None:
                         return True
             if isinstance(a, ast.Attribute) and a.attr in STAT_METHODS:  # transform(np.mean)
                 return True

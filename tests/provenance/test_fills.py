@@ -1,0 +1,67 @@
+"""Fill values learned from other rows. Random-sample imputation: missing cells filled with values drawn at random
+from the column's other rows carry a statistic of those rows (held-out rows included when the draw comes before
+the split); a random subsample of rows is a row selection, and a fill drawn from the training split alone is
+clean. The most frequent value (`s.value_counts().index[0]`, `.idxmax()`) is a mode, as `s.mode()[0]` is; counts
+only shown are no statistic of any feature.
+
+Whole notebooks (cells separated by `# %%`) run through the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_trainguard.engine import analyze_sources
+
+HEAD = ("import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+        "from sklearn.linear_model import LogisticRegression\nhomes = pd.read_csv('homes.csv')")
+SCORE = ("feats = homes.drop(columns='sold')\nf_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
+         "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
+
+
+def _findings(*cells: str) -> list:
+    return [f for f in analyze_sources([HEAD, *cells]).findings if f.rule_id.startswith("LEAK")]
+
+
+@pytest.mark.parametrize("fill", [
+    "gaps = homes['rooms'].isna()\nhomes.loc[gaps, 'rooms'] = homes['rooms'].dropna().sample(gaps.sum(), random_state=0).values",
+    "drawn = homes.rooms.dropna().sample(homes.rooms.isna().sum())\ndrawn.index = homes[homes.rooms.isna()].index\n"
+    "homes.loc[homes.rooms.isna(), 'rooms'] = drawn",
+])
+def test_values_drawn_from_every_row_before_the_split_leak(fill: str) -> None:
+    found = _findings(fill, SCORE)
+    assert [f.rule_id for f in found] == ["LEAK001"]
+    assert "sample(" in found[0].message and "f_te" in found[0].message
+
+
+def test_a_random_subsample_of_rows_and_a_fill_from_the_training_split_are_clean() -> None:
+    subsample = "homes = homes.sample(500, random_state=0)"
+    assert _findings(subsample, SCORE) == []
+    train_only = ("feats = homes.drop(columns='sold')\n"
+                  "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
+                  "for part in (f_tr, f_te):\n"
+                  "    gaps = part['rooms'].isna()\n"
+                  "    part.loc[gaps, 'rooms'] = f_tr['rooms'].dropna().sample(gaps.sum(), random_state=0).values\n"
+                  "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
+    assert _findings(train_only) == []
+
+
+@pytest.mark.parametrize("fill", [
+    "homes = homes.apply(lambda col: col.fillna(col.value_counts().index[0]))",
+    "homes['rooms'] = homes['rooms'].fillna(homes['rooms'].value_counts().idxmax())",
+    "homes.rooms.replace(np.nan, homes.rooms.value_counts().keys()[0], inplace=True)",
+])
+def test_the_most_frequent_value_of_every_row_is_a_mode_learned_before_the_split(fill: str) -> None:
+    found = _findings(fill, SCORE)
+    assert [f.rule_id for f in found] == ["LEAK001"]
+    assert "value_counts()" in found[0].message
+
+
+def test_counts_shown_or_taken_from_the_training_split_are_clean() -> None:
+    shown = "print(homes['rooms'].value_counts())\nprint(homes['rooms'].value_counts().index[0])"
+    assert _findings(shown, SCORE) == []
+    train_only = ("feats = homes.drop(columns='sold')\n"
+                  "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
+                  "top = f_tr['rooms'].value_counts().index[0]\n"
+                  "f_tr, f_te = f_tr.fillna({'rooms': top}), f_te.fillna({'rooms': top})\n"
+                  "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
+    assert _findings(train_only) == []
