@@ -14,7 +14,8 @@ from jupyter_trainguard.engine import analyze_sources
 
 HEAD = ("import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
         "from sklearn.linear_model import LogisticRegression\nhomes = pd.read_csv('homes.csv')")
-SCORE = ("feats = homes.drop(columns='sold')\nf_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
+SCORE = ("feats = homes.drop(columns='sold')\n"
+         "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
          "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
 
 
@@ -23,7 +24,8 @@ def _findings(*cells: str) -> list:
 
 
 @pytest.mark.parametrize("fill", [
-    "gaps = homes['rooms'].isna()\nhomes.loc[gaps, 'rooms'] = homes['rooms'].dropna().sample(gaps.sum(), random_state=0).values",
+    "gaps = homes['rooms'].isna()\n"
+    "homes.loc[gaps, 'rooms'] = homes['rooms'].dropna().sample(gaps.sum(), random_state=0).values",
     "drawn = homes.rooms.dropna().sample(homes.rooms.isna().sum())\ndrawn.index = homes[homes.rooms.isna()].index\n"
     "homes.loc[homes.rooms.isna(), 'rooms'] = drawn",
 ])

@@ -118,7 +118,8 @@ class Containers:
         if attr == "get" and recv.keys is not None and e.args and isinstance(e.args[0], ast.Constant):
             return recv.keys.get(e.args[0].value)
         if attr in ("append", "extend", "insert"):
-            new = [a for a in args if a is not None] if not self.ranked_guard else args[-1:]
+            new = [self.every_row(a) if a is not None and a.is_data else a for a in args if a is not None] \
+                if not self.ranked_guard else args[-1:]
             if attr == "extend" and new and new[0] is not None and new[0].kind == "seq" and new[0].items:
                 new = list(new[0].items)
             new = self.guarded_items(new)

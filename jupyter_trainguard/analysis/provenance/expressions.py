@@ -297,6 +297,9 @@ class Expressions:
             if base.cols and sl.value in base.cols:
                 same.stats = base.stats | base.cols[sl.value]
             return same  # a column
+        if isinstance(sl, ast.Name) and base.rows and self.row_counters.get(sl.id, 0) == subscript_name(e) and \
+                (accessor == "iloc" or accessor is None and base.fcols is None):
+            return self.select(base, ("row", sl.id), "one", "slice", e)  # `X[i]`, i in range(len(X)): one row
         sl = self.listed_columns(sl)
         if isinstance(sl, ast.List) and sl.elts and all(isinstance(x, ast.Constant) for x in sl.elts):
             same.cols = {x.value: base.cols[x.value] for x in sl.elts if base.cols and x.value in base.cols} or None

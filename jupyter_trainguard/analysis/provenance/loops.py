@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import unenumerated
+from .astutil import counted_rows, unenumerated
 from .functions import STEP_BUDGET
 from .training import trains_directly
 from .values import Val
@@ -19,10 +19,18 @@ class Loops:
 
     def for_loop(self, s: ast.For | ast.AsyncFor) -> None:
         self.loop_vars.append({n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)})
+        counted = counted_rows(s.iter) if isinstance(s.target, ast.Name) else None
+        saved = self.row_counters.get(s.target.id) if counted else None
+        if counted:  # `for i in range(len(X))`: `X[i]` is one row of X each pass
+            self.row_counters[s.target.id] = counted
         try:
             self._for_loop(s)
         finally:
             self.loop_vars.pop()
+            if counted:
+                self.row_counters.pop(s.target.id)
+                if saved is not None:
+                    self.row_counters[s.target.id] = saved
 
     def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
         it_node, target = unenumerated(s.iter, s.target)

@@ -257,7 +257,7 @@ class Methods:
         if attr in STAT_METHODS and recv.kind in ("data", "index"):
             axis = kw(e, "axis")
             if isinstance(axis, ast.Constant) and axis.value in (1, "columns") or _windowed(e.func.value) or \
-                    id(recv) in self.row_values:
+                    id(recv) in self.row_values or self.one_row(recv):
                 return self.derive(e, [recv])  # (across one row's own values: no row learns of another)
             fit = self.add_fit("statistic", attr, recv, e)
             return Val("data", stats=recv.all_stats | {fit}, site=self.site(e))

@@ -240,6 +240,7 @@ class State:
             self.rec.supervised.append((self.site(node), cls, x, y))
 
     def add_eval(self, obj, data: Val, method: str, node: ast.AST, scored: bool = False, cv: bool = False) -> Eval:
+        data = self.every_row(data) if data is not None and data.is_data else data  # row by row: every row
         ev = Eval(obj, obj.fit if obj is not None else None, data, method, self.site(node), scored=scored, cv=cv,
                   loops=tuple((lid, kind) for lid, kind, _ in self.loops))
         self.rec.evals.append(ev)
