@@ -244,6 +244,24 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(df.drop(columns='label'), df['label'])\nvals = Xtr['a'].dropna().tolist()\n"
      "Xtr['a'] = Xtr['a'].fillna(pd.Series(np.random.choice(vals, size=len(Xtr))))\n"
      "Xte['a'] = Xte['a'].fillna(pd.Series(np.random.choice(vals, size=len(Xte))))\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("sklearn-mutual-information-columns-kept-from-every-row", "LEAK001",
+     "from sklearn.feature_selection import mutual_info_classif\nmi = pd.Series(mutual_info_classif(X, y), index=X.columns)\n"
+     "keep = mi[mi > 0.05].index\nXtr, Xte, ytr, yte = train_test_split(X[keep], y)\n"
+     "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "from sklearn.feature_selection import mutual_info_classif\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "mi = pd.Series(mutual_info_classif(Xtr, ytr), index=Xtr.columns)\nkeep = mi[mi > 0.05].index\n"
+     "print(LogisticRegression().fit(Xtr[keep], ytr).score(Xte[keep], yte))"),
+    ("sklearn-anova-p-values-choose-columns-from-every-row", "LEAK001",
+     "from sklearn.feature_selection import f_classif\nF, p = f_classif(X, y)\nkeep = X.columns[p < 0.05]\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X[keep], y)\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "from sklearn.feature_selection import f_classif\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "F, p = f_classif(Xtr, ytr)\nkeep = Xtr.columns[p < 0.05]\n"
+     "print(LogisticRegression().fit(Xtr[keep], ytr).score(Xte[keep], yte))"),
+    ("umap-embedding-of-every-row", "LEAK001",
+     "import umap\nemb = umap.UMAP(n_components=5).fit_transform(X)\nEtr, Ete, ytr, yte = train_test_split(emb, y)\n"
+     "print(LogisticRegression().fit(Etr, ytr).score(Ete, yte))",
+     "import umap\nXtr, Xte, ytr, yte = train_test_split(X, y)\nred = umap.UMAP(n_components=5).fit(Xtr)\n"
+     "print(LogisticRegression().fit(red.transform(Xtr), ytr).score(red.transform(Xte), yte))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"

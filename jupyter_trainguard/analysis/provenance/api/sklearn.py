@@ -39,8 +39,9 @@ CLASSES: dict[str, ClassRow] = {
     **{n: ClassRow("transformer", ("category_encoders", "feature_engine", "sklearn", "mlxtend"))
        for n in ("MeanEncoder", "WOEEncoder", "CatBoostEncoder", "LeaveOneOutEncoder", "JamesSteinEncoder",
                  "MEstimateEncoder", "CountFrequencyEncoder", "CountEncoder", "GLMMEncoder", "QuantileEncoder",
-                 "MeanMedianImputer", "Winsorizer", "OutlierTrimmer", "UMAP",
+                 "MeanMedianImputer", "Winsorizer", "OutlierTrimmer",
                  "SequentialFeatureSelector", "ExhaustiveFeatureSelector")},
+    "UMAP": ClassRow("transformer", ("umap",)),  # umap-learn: an embedding learned from the rows it is fitted on
     "Pipeline": ClassRow("pipeline", SK + IMB),
     "make_pipeline": ClassRow("pipeline", SK + IMB),
     **{n: ClassRow("search", SK + ("skopt", "tune_sklearn")) for n in (
@@ -103,6 +104,9 @@ FUNCS: dict[str, FuncRow] = {
     **{n: FuncRow("stateless", SK) for n in ("silhouette_score", "silhouette_samples", "davies_bouldin_score",
                                              "calinski_harabasz_score")},
     "resample": FuncRow("resample", SK),
+    # univariate feature scores against the label (`mi = mutual_info_classif(X, y)`, then the best columns kept)
+    **{n: FuncRow("statistic", SK) for n in ("mutual_info_classif", "mutual_info_regression", "f_classif",
+                                             "f_regression", "chi2", "r_regression")},
     **{n: FuncRow("read", SK) for n in ("load_iris", "load_digits", "load_wine", "load_breast_cancer",
                                         "load_diabetes", "load_boston", "load_linnerud", "fetch_openml",
                                         "fetch_california_housing", "fetch_20newsgroups", "fetch_olivetti_faces",
