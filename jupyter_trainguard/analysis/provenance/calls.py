@@ -163,6 +163,7 @@ class Calls:
 
     def reported(self, e: ast.Call, vals: list) -> None:
         """A training-row score printed or logged under a validation/test label."""
+        self.history_scores(e)
         if not label_says_holdout(e):
             return
         named = [(n, self.env.get(n.id)) for n in ast.walk(e) if isinstance(n, ast.Name)]  # f"{score}" too

@@ -165,6 +165,22 @@ class Training:
         best = kw(e, "load_best_model_at_end")
         return const(best) is True or kw(e, "callbacks") is not None or kw(e, "metric_for_best_model") is not None
 
+    def history_scores(self, e: ast.Call) -> None:
+        """`print(history.history['accuracy'][-1])`: a Keras History's training metric, one epoch's value or its
+        best printed, is the model's score on the rows it was fitted on (its `val_` metrics are those of the watched
+        data; the whole list printed is a learning curve)."""
+        for m in ast.walk(e):
+            n = m.value if isinstance(m, ast.Subscript) else m.args[0] if isinstance(m, ast.Call) and m.args and \
+                call_leaf(m) in ("max", "min", "mean", "amax", "amin") else None
+            key = const(n.slice) if isinstance(n, ast.Subscript) else None
+            if not isinstance(key, str) or key.startswith("val_") or key in ("loss", "lr", "learning_rate") or \
+                    not (isinstance(n.value, ast.Attribute) and n.value.attr == "history"):
+                continue
+            v = self.expr(n.value.value)
+            if v is not None and v.kind == "obj" and v.obj.fit is not None and v.obj.fit.kind == "model" and \
+                    v.obj.fit.rows:
+                self.add_eval(v.obj, Val("data", rows=v.obj.fit.rows, site=self.site(n)), "history", n, scored=True)
+
     def watch_sets(self, obj: Obj, e: ast.Call, kws: dict, x: Val | None = None) -> Val | None:
         """The data a `fit` watches while it trains (`eval_set`, `validation_data`, ...), and whether that data
         stops the training early or picks the weights kept. What the fit trains on: `x`, or with Keras's
