@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 from ..parsed import tree_nodes
 from .api.nltk_api import LEXICONS
@@ -133,9 +134,9 @@ class Files:
             return (Val("file", keys={"path": path}, site=self.site(e)) if path else None,)
         root, leaf = q.split(".", 1)[0], q.rsplit(".", 1)[-1]
         if (root, leaf) in VALUE_FIRST and len(e.args) >= 2:
-            self.wrote(self.file_path(e.args[1]), self.expr(e.args[0]))
+            self.wrote(self.file_path(e.args[1]), self.expr(e.args[0]), e.args[1])
         elif (root, leaf) in PATH_FIRST and len(e.args) >= 2:
-            self.wrote(self.file_path(e.args[0]), self.expr(e.args[1]))
+            self.wrote(self.file_path(e.args[0]), self.expr(e.args[1]), e.args[0])
         elif (root, leaf) in COPIES and len(e.args) >= 2:
             self.wrote(self.file_path(e.args[1]), self.written.get(self.file_path(e.args[0]) or ""))
         else:
@@ -153,9 +154,10 @@ class Files:
         if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_IN:
             return (None,) if self.weights_loaded(recv.obj, attr, e) else None
         path = self.file_path(path_arg(e)) if attr in WRITING_METHODS else None
-        if path is None or not (recv.is_data or recv.kind == "obj"):
+        if attr not in WRITING_METHODS or not (recv.is_data or recv.kind == "obj") or \
+                path is None and self.loop_path(path_arg(e)) is None:
             return None
-        self.wrote(path, recv)
+        self.wrote(path, recv, path_arg(e))
         return (None,)
 
     def weights_loaded(self, obj: Obj, attr: str, e: ast.Call) -> bool:
@@ -171,16 +173,40 @@ class Files:
         obj.fit = src.fit  # (None: the weights of a snapshot taken before any training, a reset)
         return True
 
-    def wrote(self, path: str | None, v: Val | None) -> None:
-        if path is not None and v is not None and (v.is_data or v.kind == "obj"):
+    def wrote(self, path: str | None, v: Val | None, node: ast.AST | None = None) -> None:
+        if v is None or not (v.is_data or v.kind == "obj"):
+            return
+        if path is not None:
             self.written[path] = v
+        elif v.kind == "obj" and v.obj.fit is not None and (pattern := self.loop_path(node)) is not None:
+            self.loop_written.append((pattern, v))  # `pickle.dump(m, open('model_' + str(i) + '.sav', 'wb'))`
+
+    def loop_path(self, node: ast.AST | None) -> str | None:
+        """A path built from literals and a loop's counter (`'model_' + str(i) + '.sav'`, `f'fold{k}.h5'`): a
+        regular expression for the paths its passes name, else None."""
+        loop_names = set().union(*self.loop_vars) if self.loop_vars else set()
+        parts = _path_parts(node, loop_names, 0) if loop_names else None
+        return "".join(parts) if parts and any(p == ".+" for p in parts) and any(p != ".+" for p in parts) \
+            else None
 
     def read_back(self, node: ast.AST | None) -> Val | None:
-        """What a read returns when the notebook wrote that file earlier: the value written, at the read's site."""
-        if not self.written or not isinstance(node, ast.Call):
+        """What a read returns when the notebook wrote that file earlier: the value written, at the read's site.
+        A model saved by every pass of a loop over folds under a name made from the pass's counter, read back by
+        one literal name after the loop, is the model of some pass: trained on other folds' rows, so on every row
+        the folds were cut from (a held-out fold of the last pass included)."""
+        if not (self.written or self.loop_written) or not isinstance(node, ast.Call):
             return None
         path = self.file_path(path_arg(node))
         v = self.written.get(path) if path is not None else None
+        if v is None and path is not None and not self.loop_vars:
+            v = next((w for pattern, w in reversed(self.loop_written) if re.fullmatch(pattern, path)), None)
+            if v is not None:
+                obj, fit = v.obj, v.obj.fit
+                rows = frozenset(_before_folds(tok, self.rec.selections) for tok in fit.rows)
+                other = Obj(obj.cls, obj.role, obj.site)
+                other.fit = Fit(fit.kind, fit.cls, rows, fit.stats, fit.site, obj=other, data_name=fit.data_name,
+                                data_site=fit.data_site)
+                v = Val("obj", obj=other, site=v.site)
         return v._replace(site=self.site(node), name=None) if v is not None else None
 
     def model_from_elsewhere_file(self, q: str, e: ast.Call) -> Val | None:
@@ -202,3 +228,35 @@ class Files:
         for node in tree_nodes(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 300:
                 self.string_counts[node.value] = self.string_counts.get(node.value, 0) + 1
+
+
+def _path_parts(node: ast.AST | None, loop_names: set, depth: int) -> list[str] | None:
+    """The pieces of a path built with a loop counter: escaped literals and `.+` for the counter."""
+    if depth > 6 or node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [re.escape(node.value)]
+    if isinstance(node, ast.Name) and node.id in loop_names or isinstance(node, ast.Call) and \
+            isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1 and \
+            isinstance(node.args[0], ast.Name) and node.args[0].id in loop_names:
+        return [".+"]
+    if isinstance(node, ast.FormattedValue):
+        return _path_parts(node.value, loop_names, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _path_parts(node.left, loop_names, depth + 1), _path_parts(node.right, loop_names, depth + 1)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_path_parts(v, loop_names, depth + 1) for v in node.values]
+        return [p for part in parts for p in part] if all(p is not None for p in parts) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open" and node.args:
+        return _path_parts(node.args[0], loop_names, depth + 1)
+    return None
+
+
+def _before_folds(tok: tuple, selections: dict) -> tuple:
+    """A row token cut before its first fold step: every row the folds were cut from."""
+    for k, (key, _part) in enumerate(tok[1:], start=1):
+        sel = selections.get(key)
+        if sel is not None and sel.kind == "folds":
+            return tok[:k]
+    return tok

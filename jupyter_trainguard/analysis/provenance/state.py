@@ -84,6 +84,7 @@ class State:
         self.read_paths: dict[tuple, tuple] = {}  # (reader, path it names) -> the source its rows are
         self.folder_reads: dict[str, frozenset] = {}  # a folder read recursively -> its rows (files.py)
         self.written: dict[str, Val] = {}  # a literal path -> the value the notebook wrote there
+        self.loop_written: list[tuple[str, Val]] = []  # (pattern of paths a loop's passes name, model written)
         self.by_hand_models: dict[tuple, Obj] = {}  # (notebook function, rows) -> the model it is (functions.py)
         self.allocations: set[tuple] = set()  # the sources that are empty matrices to be filled (containers.py)
 
