@@ -108,3 +108,31 @@ def test_copies_of_every_row_balance_nothing() -> None:
             "Xtr, Xte, ytr, yte = train_test_split(both.drop(columns='label'), both['label'], random_state=0)\n"
             "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))")
     assert rules(code) == {"LEAK002"}
+
+
+DRAWN = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestClassifier
+claims = pd.read_csv('claims.csv')
+feats, flags = claims.drop(columns='flag').values, claims['flag'].values
+rare, common = feats[flags == 1], feats[flags == 0]
+{draw}
+X = np.concatenate([rare[pick], common])
+y = np.concatenate([np.ones(len(common)), np.zeros(len(common))])
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=6)
+print(RandomForestClassifier().fit(X_tr, y_tr).score(X_te, y_te))"""
+
+
+@pytest.mark.parametrize("draw", ["pick = np.random.choice(np.arange(len(rare)), len(common))",
+                                  "slots = np.arange(len(rare))\npick = np.random.choice(slots, size=len(common))",
+                                  "pick = np.random.choice(len(rare), len(common))"])
+def test_row_positions_drawn_with_replacement_copy_rows_before_the_split(draw: str) -> None:
+    rules = {f.rule_id for f in analyze_sources([DRAWN.format(draw=draw)]).findings}
+    assert "LEAK002" in rules
+
+
+def test_row_positions_drawn_without_replacement_are_a_subsample() -> None:
+    draw = "pick = np.random.choice(len(rare), len(common), replace=False)"
+    rules = {f.rule_id for f in analyze_sources([DRAWN.format(draw=draw)]).findings}
+    assert not rules & {"LEAK001", "LEAK002", "LEAK003"}

@@ -128,11 +128,8 @@ class Calls:
             return self.builtin(leaf, e, args, kws)
         if leaf in ("argmax", "argmin", "nanargmax", "nanargmin", "argsort", "amax", "amin"):
             self.note_choice(args, e)
-        if leaf == "choice" and root == "numpy" and args and args[0] is not None and args[0].kind == "data" \
-                and args[0].rows and (len(e.args) > 1 or any(k.arg == "size" for k in e.keywords)):
-            # many values drawn from these rows' values (a random fill); one pick (`random.choice(files)`) is a row
-            fit = self.add_fit("statistic", "choice", args[0], e)
-            return Val("data", rows=self.source(e, "made").rows, stats=args[0].all_stats | {fit}, site=self.site(e))
+        if leaf == "choice" and (drawn := self.drawn(root, e, args)) is not None:
+            return drawn  # values drawn from a column's rows, or row positions drawn with replacement
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
         if data and scores_by_name(leaf) and self.scored_by_helper(args, e):
             return Val("score", site=self.site(e))

@@ -18,6 +18,12 @@ HORIZON = "forecast"  # the method recorded for an evaluation whose rows a horiz
 class Forecasts:
     """Mixin: the rows a forecaster predicts."""
 
+    def fed_back(self, e: ast.Call) -> bool:
+        """The call predicts from a window that the loop it runs in feeds its own predictions back into
+        (`p = model.predict(batch)[0]; batch = np.append(batch[:, 1:, :], [[p]], axis=1)`): a recursive forecast
+        of the rows after the window, not a prediction of the window's own rows."""
+        return bool(e.args) and isinstance(e.args[0], ast.Name) and e.args[0].id in self.fed_back_names
+
     def forecast_rows(self, obj: Obj, e: ast.Call, kws: dict) -> Val | None:
         """The rows a model fitted on a history predicts without rows given: its own rows in-sample
         (`res.predict()`), the range `start`/`end` name (`predict(start=test.index[0], end=test.index[-1])`), or
@@ -42,3 +48,19 @@ class Forecasts:
                 if ev.method == HORIZON and not ev.data.rows and ev.fit is not None and \
                         overlap(ev.fit.rows, labels.rows) is None:
                     ev.data = labels
+
+
+def recursive_inputs(body: list[ast.stmt]) -> set[str]:
+    """Names a loop body predicts from (`model.predict(batch)`) and then rebinds from that prediction."""
+    binds: dict[str, set[str]] = {}
+    predicted: dict[str, str] = {}  # the name a prediction is bound to -> the name it predicted from
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        target = node.targets[0].id
+        binds.setdefault(target, set()).update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
+        for call in ast.walk(node.value):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
+                    "predict", "predict_on_batch") and call.args and isinstance(call.args[0], ast.Name):
+                predicted[target] = call.args[0].id
+    return {window for out, window in predicted.items() if out in binds.get(window, set())}

@@ -59,6 +59,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self.row_elements: set[str] = set()  # names bound to one row each by an enclosing comprehension
         self.row_values: dict[int, Val] = {}  # id -> a value holding one row's own items (comprehensions.py)
         self.row_counters: dict[str, str] = {}  # loop counter -> the name whose rows it counts (`range(len(X))`)
+        self.fed_back_names: set[str] = set()  # windows a loop predicts from and feeds its predictions into
         self.no_grad = 0  # inside `with torch.no_grad():`
         self.steps = 0
         self.bound_names: set[str] = set(dir(builtins))  # names some cell replayed so far binds

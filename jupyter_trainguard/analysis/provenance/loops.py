@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import counted_rows, unenumerated
+from .forecasts import recursive_inputs
 from .functions import STEP_BUDGET
 from .training import trains_directly
 from .values import Val
@@ -23,9 +24,12 @@ class Loops:
         saved = self.row_counters.get(s.target.id) if counted else None
         if counted:  # `for i in range(len(X))`: `X[i]` is one row of X each pass
             self.row_counters[s.target.id] = counted
+        fed = recursive_inputs(s.body) - self.fed_back_names
+        self.fed_back_names |= fed
         try:
             self._for_loop(s)
         finally:
+            self.fed_back_names -= fed
             self.loop_vars.pop()
             if counted:
                 self.row_counters.pop(s.target.id)

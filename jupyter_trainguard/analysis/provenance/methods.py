@@ -117,8 +117,7 @@ class Methods:
         y = args[1] if len(args) > 1 else kws.get("y") or kws.get("y_train")
         if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
             x = self.derive(e, list(x.items))
-        if x is not None and not x.is_data:
-            x = None
+        x = x if x is not None and x.is_data else None
         if x is None and attr in FIT and obj.role in USED_AS_ROWS and e.args:
             x = self.data_by_use(e.args[0])
         if attr in ("fit", "fit_regularized") and obj.bound is not None and not args:
@@ -135,9 +134,9 @@ class Methods:
             if x is None and attr in ("predict", "forecast", "get_forecast"):
                 x = self.forecast_rows(obj, e, kws)
                 horizon = x is not None and not x.rows
-            if x is None:
-                return None
-            return self.prediction(obj, x, HORIZON if horizon else attr, e)
+            if x is not None and self.fed_back(e):  # a recursive forecast: it predicts the rows after its window
+                x, horizon = Val("data", rows=frozenset(), site=self.site(e)), True
+            return self.prediction(obj, x, HORIZON if horizon else attr, e) if x is not None else None
         if attr in SCORE:
             if x is None:
                 return None
