@@ -262,6 +262,12 @@ PAIRS = [
      "print(LogisticRegression().fit(Etr, ytr).score(Ete, yte))",
      "import umap\nXtr, Xte, ytr, yte = train_test_split(X, y)\nred = umap.UMAP(n_components=5).fit(Xtr)\n"
      "print(LogisticRegression().fit(red.transform(Xtr), ytr).score(red.transform(Xte), yte))"),
+    ("pmdarima-auto-arima-scored-in-sample", "LEAK007",
+     "import pmdarima as pm\nfrom sklearn.metrics import mean_absolute_error\nunits = df['units']\n"
+     "arima = pm.auto_arima(units, seasonal=False)\nprint(mean_absolute_error(units, arima.predict_in_sample()))",
+     "import pmdarima as pm\nfrom sklearn.metrics import mean_absolute_error\nunits = df['units']\n"
+     "past, recent = units[:-12], units[-12:]\narima = pm.auto_arima(past, seasonal=False)\n"
+     "print(mean_absolute_error(recent, arima.predict(n_periods=12)))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"

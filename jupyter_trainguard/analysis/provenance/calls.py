@@ -40,6 +40,9 @@ def _axis(e: ast.Call) -> object:
 _LOGS = frozenset({"log_metric", "log_metrics", "log", "add_scalar", "info", "write"})
 
 
+BUILT_BY_FUNCTIONS = frozenset({"statsmodels", "pmdarima"})  # models made by lower-case functions (`smf.ols`)
+
+
 class Calls:
     """Mixin: function calls and constructors."""
 
@@ -99,7 +102,8 @@ class Calls:
         if leaf in RNG_MAKERS and root in ("numpy", "random", "torch"):
             self.arguments(e)
             return Val("obj", obj=Obj(q, "rng", self.site(e)), site=self.site(e))
-        crow = lookup_class(q) if leaf[:1].isupper() or leaf.startswith("make_") or root == "statsmodels" else None
+        crow = lookup_class(q) if leaf[:1].isupper() or leaf.startswith("make_") or root in BUILT_BY_FUNCTIONS \
+            else None
         if crow is None and builds_network(q):
             crow = ClassRow("torch")  # `models.resnet50(weights=...)`: a network, as `models.ResNet(...)` is
         if crow is not None and crow.role != "data":

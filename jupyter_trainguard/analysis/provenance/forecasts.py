@@ -28,7 +28,9 @@ class Forecasts:
         """The rows a model fitted on a history predicts without rows given: its own rows in-sample
         (`res.predict()`), the range `start`/`end` name (`predict(start=test.index[0], end=test.index[-1])`), or
         a horizon: rows the call does not name (no rows yet)."""
-        if obj.bound is not None and not e.args and not e.keywords:
+        in_sample = isinstance(e.func, ast.Attribute) and e.func.attr == "predict_in_sample" or \
+            not e.args and not e.keywords and not obj.cls.startswith("pmdarima.")  # (its `predict()`: ten ahead)
+        if obj.bound is not None and in_sample:
             return obj.bound[0]
         named = [v for k in ("start", "end") if (v := kws.get(k)) is not None and v.is_data]
         if named:

@@ -26,8 +26,8 @@ TRANSFORM = frozenset({"transform", "texts_to_sequences", "texts_to_matrix", "se
                        "standardize", "inverse_transform", "fit_transform", "decision_path", "apply",
                        "get_vector", "infer_vector", "get_mean_vector"})
 PREDICT = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "predict_classes",
-                     "predict_on_batch", "forecast", "get_forecast", "get_prediction", "kneighbors",
-                     "predict_generator", "score_samples", "classify", "classify_many", "prob_classify",
+                     "predict_on_batch", "predict_in_sample", "forecast", "get_forecast", "get_prediction",
+                     "kneighbors", "predict_generator", "score_samples", "classify", "classify_many", "prob_classify",
                      "prob_classify_many", "test"})
 SCORE = frozenset({"score", "evaluate", "test_on_batch", "evaluate_generator"})
 _MODELISH = ("model", "pipeline", "search", "unknown")
@@ -131,7 +131,7 @@ class Methods:
             return self.fit_call(obj, recv, attr, x, y, e, kws)
         if attr in PREDICT:
             horizon = False
-            if x is None and attr in ("predict", "forecast", "get_forecast"):
+            if x is None and attr in ("predict", "forecast", "get_forecast", "predict_in_sample"):
                 x = self.forecast_rows(obj, e, kws)
                 horizon = x is not None and not x.rows
             if x is not None and self.fed_back(e):  # a recursive forecast: it predicts the rows after its window
