@@ -268,6 +268,17 @@ PAIRS = [
      "import pmdarima as pm\nfrom sklearn.metrics import mean_absolute_error\nunits = df['units']\n"
      "past, recent = units[:-12], units[-12:]\narima = pm.auto_arima(past, seasonal=False)\n"
      "print(mean_absolute_error(recent, arima.predict(n_periods=12)))"),
+    ("pygam-fitted-on-every-row-scored-on-a-split", "LEAK003",
+     "from pygam import LinearGAM\ngam = LinearGAM().fit(X, y)\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(gam.score(Xte, yte))",
+     "from pygam import LinearGAM\nXtr, Xte, ytr, yte = train_test_split(X, y)\ngam = LinearGAM().fit(Xtr, ytr)\n"
+     "print(gam.score(Xte, yte))"),
+    ("hdbscan-clusters-of-every-row-as-a-feature", "LEAK001",
+     "import hdbscan\nX = X.assign(seg=hdbscan.HDBSCAN(min_cluster_size=20).fit_predict(X))\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "import hdbscan\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))\n"
+     "print(hdbscan.HDBSCAN(min_cluster_size=20).fit_predict(Xtr))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"

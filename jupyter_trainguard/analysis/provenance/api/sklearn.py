@@ -42,6 +42,8 @@ CLASSES: dict[str, ClassRow] = {
                  "MeanMedianImputer", "Winsorizer", "OutlierTrimmer",
                  "SequentialFeatureSelector", "ExhaustiveFeatureSelector")},
     "UMAP": ClassRow("transformer", ("umap",)),  # umap-learn: an embedding learned from the rows it is fitted on
+    "HDBSCAN": ClassRow("model", ("hdbscan", "sklearn")),  # clusters found in the rows it is fitted on
+    **{n: ClassRow("model", ("pygam",)) for n in ("LinearGAM", "LogisticGAM", "PoissonGAM", "GammaGAM")},
     "Pipeline": ClassRow("pipeline", SK + IMB),
     "make_pipeline": ClassRow("pipeline", SK + IMB),
     **{n: ClassRow("search", SK + ("skopt", "tune_sklearn")) for n in (
@@ -61,7 +63,8 @@ CLASSES: dict[str, ClassRow] = {
     # estimators whose names do not say so
     **{n: ClassRow("model", SK) for n in (
         "KMeans", "MiniBatchKMeans", "DBSCAN", "AgglomerativeClustering", "GaussianMixture", "MeanShift",
-        "SpectralClustering", "Birch", "OPTICS", "LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis",
+        "BayesianGaussianMixture", "AffinityPropagation", "SpectralClustering", "Birch", "OPTICS",
+        "LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis",
         "IsolationForest", "LocalOutlierFactor", "OneClassSVM", "EllipticEnvelope", "KNeighborsClassifier",
         "NearestNeighbors", "GaussianProcessClassifier", "GaussianProcessRegressor", "MLPClassifier",
         "MLPRegressor", "BayesianRidge", "ARDRegression", "Lars", "LassoLars", "LassoCV", "RidgeCV",
@@ -86,7 +89,7 @@ MODEL_MODULES = ("linear_model", "ensemble", "svm", "tree", "neighbors", "naive_
 UNSUPERVISED = frozenset({
     "KMeans", "MiniBatchKMeans", "GaussianMixture", "BayesianGaussianMixture", "MeanShift", "Birch",
     "NearestNeighbors", "IsolationForest", "LocalOutlierFactor", "OneClassSVM", "EllipticEnvelope",
-    "SpectralClustering", "AgglomerativeClustering", "DBSCAN", "OPTICS", "AffinityPropagation"})
+    "SpectralClustering", "AgglomerativeClustering", "DBSCAN", "OPTICS", "AffinityPropagation", "HDBSCAN"})
 
 FUNCS: dict[str, FuncRow] = {
     # a copy of an estimator: `clone` unfitted with the same settings, `copy.deepcopy` with its fit too
