@@ -36,7 +36,7 @@ def _split_final(rec, rows: frozenset) -> bool:
             if kind == "folds":
                 return False
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE or \
-                    kind == "mask" and _complement_trained(rec, key, part):
+                    kind == "mask" and (_complement_trained(rec, key, part) or key_kind(key) == "unpack"):
                 training = not _held_side(rec, key, part) and not (part == "mid" and _last_middle(rec, tok[0], key))
                 if training:
                     if kind == "split" and key in _used_splits(rec) or key in _reserved_cuts(rec):

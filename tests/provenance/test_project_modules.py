@@ -1,0 +1,37 @@
+"""Notebooks that call their repository's own modules: a split returned by a project helper
+(`X_train, X_test, y_train, y_test, prep = preprocess(df)`) and models built by one from data
+(`clf = train_logreg(prep)`), then fitted and scored by another (`evaluate(clf, X_test, y_test)`). A value that
+is fitted on features and labels is a model, whatever the unknown call that made it; the part of an unknown split
+models are scored on and never fitted on is its held-out part, so two models compared there choose on it.
+
+Whole notebooks run through the real engine."""
+
+from __future__ import annotations
+
+from jupyter_trainguard.engine import analyze_sources
+
+HEAD = ("import pandas as pd\nfrom src.prep import preprocess\n"
+        "from src.models import make_logreg, make_forest, evaluate\n"
+        "loans = pd.read_csv('loans.csv')\nX_train, X_test, y_train, y_test, prep = preprocess(loans)")
+ONE = "logreg = make_logreg(prep)\nlogreg.fit(X_train, y_train)\nevaluate(logreg, X_test, y_test, 'logistic')"
+TWO = "forest = make_forest(prep)\nforest.fit(X_train, y_train)\nevaluate(forest, X_test, y_test, 'forest')"
+
+
+def _leaks(*cells: str) -> list:
+    return [f for f in analyze_sources([HEAD, *cells]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_two_project_models_scored_side_by_side_on_the_unknown_split_s_held_out_part() -> None:
+    found = _leaks(ONE, TWO)
+    assert [f.rule_id for f in found] == ["LEAK005"]
+    assert "X_test" in found[0].message and "logreg" in found[0].message and "forest" in found[0].message
+
+
+def test_one_project_model_scored_once_is_clean() -> None:
+    assert _leaks(ONE) == []
+
+
+def test_a_project_model_scored_on_its_training_part_is_overlap() -> None:
+    found = _leaks("logreg = make_logreg(prep)\nlogreg.fit(X_train, y_train)\n"
+                   "evaluate(logreg, X_train, y_train, 'fit')")
+    assert [f.rule_id for f in found] == ["LEAK007"]
