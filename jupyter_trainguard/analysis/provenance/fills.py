@@ -31,22 +31,6 @@ class Fills:
                 not all(any(tok[:len(b)] == b for b in base.rows) for tok in v.rows):
             return v
         draw = next((n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                     and n.func.attr == "sample"), v.site._node if v.site is not None and v.site._node else node)
+                     and n.func.attr == "sample"), v.site.node if v.site is not None and v.site.node else node)
         fit = self.add_fit("statistic", "sample", Val("data", rows=base.rows, stats=base.stats, site=v.site), draw)
         return v._replace(stats=v.stats | {fit})
-
-    def one_row(self, v: Val) -> bool:
-        """The value holds one row of a loop over rows by position (`X[i]`, i in range(len(X))): what is computed
-        over it (`X[i].mean(axis=0)`) is that row's own feature."""
-        return bool(v.rows) and all(_row_step(tok, self.row_counters) for tok in v.rows)
-
-    def every_row(self, v: Val) -> Val:
-        """A value made from one row each pass of `for i in range(len(X))` (`X[i]`) and gathered pass by pass
-        (`feats.append(f(X[i]))`): the gathered list holds every row of X."""
-        rows = frozenset(tok[:k] if (k := _row_step(tok, self.row_counters)) else tok for tok in v.rows)
-        return v if rows == v.rows else v._replace(rows=rows)
-
-
-def _row_step(tok: tuple, counters: dict) -> int:
-    return next((k for k, step in enumerate(tok) if k and step[1] == "one" and isinstance(step[0], tuple) and
-                 step[0][0] == "row" and step[0][1] in counters), 0)

@@ -1,6 +1,9 @@
 """`for` loops: a loop over a literal list of models or frames runs once per item (up to a few passes), a loop
 over settings (`range`, a list of numbers, `ParameterGrid`) runs once standing for every setting, a loop over a
-data loader whose body calls `.backward()` trains, and a loop over fold indices takes each part once."""
+data loader whose body calls `.backward()` trains, and a loop over fold indices takes each part once. A loop over
+row positions (`for i in range(len(X))`) visits one row of X a pass (`X[i]`): what is computed from that row
+alone is its own, and what the passes gather holds every row. A window the loop predicts from and feeds its own
+predictions back into is a recursive forecast (forecasts.py)."""
 
 from __future__ import annotations
 
@@ -104,6 +107,17 @@ class Loops:
             self.loops.pop()
         self.block(s.orelse)
 
+    def one_row(self, v: Val) -> bool:
+        """The value holds one row of a loop over rows by position (`X[i]`, i in range(len(X))): what is computed
+        over it (`X[i].mean(axis=0)`) is that row's own feature."""
+        return bool(v.rows) and all(_row_step(tok, self.row_counters) for tok in v.rows)
+
+    def every_row(self, v: Val) -> Val:
+        """A value made from one row each pass of `for i in range(len(X))` (`X[i]`) and gathered pass by pass
+        (`feats.append(f(X[i]))`): the gathered list holds every row of X."""
+        rows = frozenset(tok[:k] if (k := _row_step(tok, self.row_counters)) else tok for tok in v.rows)
+        return v if rows == v.rows else v._replace(rows=rows)
+
     def indexed_models(self, it_node: ast.AST, target: ast.expr) -> tuple[list, list] | None:
         """A loop over the positions or keys of a list or dict of models the analysis knows (`for i in
         range(len(models))`, `for name in models` / `models.keys()`): one pass per model, with the loop variable
@@ -198,3 +212,8 @@ def _literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str]
         return None
     words = [e.value for e in it_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return words if len(words) == passes else None
+
+
+def _row_step(tok: tuple, counters: dict) -> int:
+    return next((k for k, step in enumerate(tok) if k and step[1] == "one" and isinstance(step[0], tuple) and
+                 step[0][0] == "row" and step[0][1] in counters), 0)
