@@ -178,7 +178,7 @@ class Expressions:
             out.flabel = (base.fcols["frame"], e.attr)  # df.colname: a single column
         else:
             out.fcols = base.fcols
-        return out
+        return self.transposed_view(base, out) if e.attr == "T" else out
 
     def looked_up(self, base: Val, e: ast.Subscript) -> Val | None:
         """`model.wv[word]` of a fitted embedding: the vector it learned for that key, carrying its fit (a word of
@@ -243,11 +243,11 @@ class Expressions:
                     chosen |= cols.all_stats
         elif accessor is None and isinstance(rows_part, ast.Tuple):
             rows_part = None
-        out = self.select_rows(base, rows_part, accessor, e)
+        out = self.select_rows(base, self.sample_part(base, e, accessor, rows_part), accessor, e)
         if chosen and out is not None and out.is_data:
             out.stats = out.stats | chosen
         if out is not None and out.is_data:
-            out = Val(**{f: getattr(out, f) for f in out.__slots__})  # a fresh value for its own column facts
+            out = self.fresh_copy(base, out)  # a fresh value for its own column facts
             self.subscript_columns(base, out, e.slice, accessor)
             if accessor is None and isinstance(e.slice, ast.List):
                 out.stats = out.stats | self.typed_after_ranking(base, e.slice)

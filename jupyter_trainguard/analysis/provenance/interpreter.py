@@ -25,6 +25,7 @@ from .files import Files
 from .fills import Fills
 from .forecasts import Forecasts
 from .functions import Functions
+from .layout import Layout
 from .loops import Loops
 from .methods import Methods
 from .objects import Objects
@@ -40,7 +41,7 @@ from .values import Val, joined
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
                   Forecasts, ByUse, Files, Fills, Declared, Loops, Comprehensions, CarriedWeights, Permutations,
-                  Rankings, State):
+                  Rankings, Layout, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:
@@ -60,6 +61,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self.row_values: dict[int, Val] = {}  # id -> a value holding one row's own items (comprehensions.py)
         self.row_counters: dict[str, str] = {}  # loop counter -> the name whose rows it counts (`range(len(X))`)
         self.fed_back_names: set[str] = set()  # windows a loop predicts from and feeds its predictions into
+        self.transposed: dict[int, Val] = {}  # id -> an array holding one sample per column (layout.py)
         self.no_grad = 0  # inside `with torch.no_grad():`
         self.steps = 0
         self.bound_names: set[str] = set(dir(builtins))  # names some cell replayed so far binds
