@@ -36,7 +36,8 @@ def test_a_fold_model_read_back_after_the_loop_and_scored_on_the_last_fold_overl
     save, load = SAVE[how]
     found = _leaks(save, f"best = {load}\nprint(mean_absolute_error(y_dev.iloc[va], best.predict(X_dev.iloc[va])))")
     assert [f.rule_id for f in found] == ["LEAK003"]
-    assert "best.predict(X_dev.iloc[va])" in found[0].message
+    assert "best.predict(X_dev.iloc[va])" in found[0].message and "read back by" in found[0].message
+    assert "saved pass by pass in a fold loop" in found[0].message
 
 
 @pytest.mark.parametrize("how", sorted(SAVE))

@@ -205,7 +205,7 @@ class Files:
                 rows = frozenset(_before_folds(tok, self.rec.selections) for tok in fit.rows)
                 other = Obj(obj.cls, obj.role, obj.site)
                 other.fit = Fit(fit.kind, fit.cls, rows, fit.stats, fit.site, obj=other, data_name=fit.data_name,
-                                data_site=fit.data_site)
+                                data_site=fit.data_site, via=self.site(node))
                 v = Val("obj", obj=other, site=v.site)
         return v._replace(site=self.site(node), name=None) if v is not None else None
 

@@ -75,10 +75,11 @@ class Fit(Record, eq=False):
     config: tuple = ()  # what made this fit of a model (its settings' version, loop pass, data): fits alike share it
     data_site: Site | None = None  # where the data fitted on was made (the same variable rebound is other data)
     carried: frozenset = frozenset()  # fold loops whose earlier passes this network kept learning from (carried.py)
+    via: Site | None = None  # the read that brought back one of the models a fold loop saved pass by pass (files.py)
 
     def __init__(self, kind: str, cls: str, rows: frozenset, stats: frozenset, site: Site, obj: Obj | None = None,
                  ylabel_only: bool = False, data_name: str = "", config: tuple = (),
-                 data_site: Site | None = None, carried: frozenset = frozenset()) -> None:
+                 data_site: Site | None = None, carried: frozenset = frozenset(), via: Site | None = None) -> None:
         self.kind = kind
         self.cls = cls
         self.rows = rows
@@ -90,6 +91,7 @@ class Fit(Record, eq=False):
         self.config = config
         self.data_site = data_site
         self.carried = carried
+        self.via = via
 
 
 class Obj(Record, eq=False):

@@ -207,6 +207,13 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                     f"{code(ev.site)} in {at(ev.site)} evaluates the model on the rows it was fitted on by "
                     f"{model} in {at(fit.site)}: this measures memorisation, not generalisation ({trail}).",
                     evidence=evidence, severity=sev)
+    if fit is not None and fit.via is not None:
+        return Leak("overlap", ev.site,
+                    f"{code(ev.site)} in {ev.site.where()} scores a model read back by {code(fit.via)} "
+                    f"({fit.via.where()}), one of the models {model} ({fit.site.where()}) saved pass by pass in a "
+                    f"fold loop: it was trained on other folds' rows, and they hold the fold these variables were "
+                    f"left on, so the score is inflated. Score each fold's model on its own fold inside the loop "
+                    f"({path_text([('', fit.site), ('', fit.via), ('', ev.site)])}).", evidence=evidence)
     folds = _carried_fold(ev)
     if folds is not None:
         loop = selection_site(rec.selections.get(folds))
