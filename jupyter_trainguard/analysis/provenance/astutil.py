@@ -173,9 +173,11 @@ def _counts_call(node: ast.AST) -> ast.Call | None:
 def most_frequent(node: ast.AST) -> ast.Call | None:
     """The `value_counts()` call whose most frequent value the expression takes (a mode, as an imputer learns
     it): `s.value_counts().index[0]`, `s.value_counts().keys()[0]`, `s.value_counts().idxmax()`."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "idxmax":
-        return _counts_call(node.func.value)
-    if not (isinstance(node, ast.Subscript) and const(node.slice) == 0):
+    kind = type(node)
+    if kind is ast.Call:
+        f = node.func
+        return _counts_call(f.value) if type(f) is ast.Attribute and f.attr == "idxmax" else None
+    if kind is not ast.Subscript or type(node.slice) is not ast.Constant or node.slice.value != 0:
         return None
     inner = node.value
     if isinstance(inner, ast.Attribute) and inner.attr == "values":

@@ -52,17 +52,25 @@ class Forecasts:
                     ev.data = labels
 
 
-def recursive_inputs(body: list[ast.stmt]) -> set[str]:
-    """Names a loop body predicts from (`model.predict(batch)`) and then rebinds from that prediction."""
+def recursive_inputs(loop: ast.For | ast.AsyncFor) -> frozenset[str]:
+    """Names a loop's body predicts from (`p = model.predict(batch)`) and then rebinds from that prediction
+    (`batch = np.append(batch[:, 1:, :], [[p]], axis=1)`), reading the body's assignments (inside `if`/`with`/`try`
+    too, not inside nested loops, which are read when they run)."""
     binds: dict[str, set[str]] = {}
     predicted: dict[str, str] = {}  # the name a prediction is bound to -> the name it predicted from
-    for node in (n for stmt in body for n in ast.walk(stmt)):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+    stack = list(loop.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.If, ast.With, ast.Try)):
+            stack.extend(stmt.body + getattr(stmt, "orelse", []) + getattr(stmt, "finalbody", []))
             continue
-        target = node.targets[0].id
-        binds.setdefault(target, set()).update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
-        for call in ast.walk(node.value):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
-                    "predict", "predict_on_batch") and call.args and isinstance(call.args[0], ast.Name):
-                predicted[target] = call.args[0].id
-    return {window for out, window in predicted.items() if out in binds.get(window, set())}
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        target = stmt.targets[0].id
+        for n in ast.walk(stmt.value):
+            if isinstance(n, ast.Name):
+                binds.setdefault(target, set()).add(n.id)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                    "predict", "predict_on_batch") and n.args and isinstance(n.args[0], ast.Name):
+                predicted[target] = n.args[0].id
+    return frozenset(window for out, window in predicted.items() if out in binds.get(window, set()))

@@ -27,7 +27,7 @@ class Loops:
         saved = self.row_counters.get(s.target.id) if counted else None
         if counted:  # `for i in range(len(X))`: `X[i]` is one row of X each pass
             self.row_counters[s.target.id] = counted
-        fed = recursive_inputs(s.body) - self.fed_back_names
+        fed = recursive_inputs(s) - self.fed_back_names
         self.fed_back_names |= fed
         try:
             self._for_loop(s)

@@ -169,13 +169,7 @@ class Training:
         """`print(history.history['accuracy'][-1])`: a Keras History's training metric, one epoch's value or its
         best printed, is the model's score on the rows it was fitted on (its `val_` metrics are those of the watched
         data; the whole list printed is a learning curve)."""
-        for m in ast.walk(e):
-            n = m.value if isinstance(m, ast.Subscript) else m.args[0] if isinstance(m, ast.Call) and m.args and \
-                call_leaf(m) in ("max", "min", "mean", "amax", "amin") else None
-            key = const(n.slice) if isinstance(n, ast.Subscript) else None
-            if not isinstance(key, str) or key.startswith("val_") or key in ("loss", "lr", "learning_rate") or \
-                    not (isinstance(n.value, ast.Attribute) and n.value.attr == "history"):
-                continue
+        for n in history_reads(e):
             v = self.expr(n.value.value)
             if v is not None and v.kind == "obj" and v.obj.fit is not None and v.obj.fit.kind == "model" and \
                     v.obj.fit.rows:
@@ -216,3 +210,16 @@ def turned_off(call: ast.AST | None, name: str) -> bool:
     return isinstance(call, ast.Call) and any(
         k.arg == name and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
 
+
+def history_reads(e: ast.Call) -> tuple[ast.Subscript, ...]:
+    """The training metrics of a History a call reads as one number (`h.history['accuracy'][-1]`,
+    `max(h.history['acc'])`): the `h.history[key]` nodes."""
+    found = []
+    for m in ast.walk(e):
+        n = m.value if isinstance(m, ast.Subscript) else m.args[0] if isinstance(m, ast.Call) and m.args and \
+            call_leaf(m) in ("max", "min", "mean", "amax", "amin") else None
+        key = const(n.slice) if isinstance(n, ast.Subscript) else None
+        if isinstance(key, str) and not key.startswith("val_") and key not in ("loss", "lr", "learning_rate") and \
+                isinstance(n.value, ast.Attribute) and n.value.attr == "history":
+            found.append(n)
+    return tuple(found)
