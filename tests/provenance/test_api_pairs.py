@@ -279,6 +279,24 @@ PAIRS = [
      "import hdbscan\nXtr, Xte, ytr, yte = train_test_split(X, y)\n"
      "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))\n"
      "print(hdbscan.HDBSCAN(min_cluster_size=20).fit_predict(Xtr))"),
+    ("sklearn-permutation-importance-on-the-test-rows-picks-columns", "LEAK001",
+     "from sklearn.inspection import permutation_importance\nfrom sklearn.ensemble import RandomForestClassifier\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nrf = RandomForestClassifier().fit(Xtr, ytr)\n"
+     "print(permutation_importance(rf, Xte, yte).importances_mean)\n"
+     "print(RandomForestClassifier().fit(Xtr[['a', 'b']], ytr).score(Xte[['a', 'b']], yte))",
+     "from sklearn.inspection import permutation_importance\nfrom sklearn.ensemble import RandomForestClassifier\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nrf = RandomForestClassifier().fit(Xtr, ytr)\n"
+     "print(permutation_importance(rf, Xtr, ytr).importances_mean)\n"
+     "print(RandomForestClassifier().fit(Xtr[['a', 'b']], ytr).score(Xte[['a', 'b']], yte))"),
+    ("eli5-permutation-importance-of-every-row-shown-then-columns-typed", "LEAK001",
+     "import eli5\nfrom eli5.sklearn import PermutationImportance\nfrom sklearn.ensemble import RandomForestClassifier\n"
+     "perm = PermutationImportance(RandomForestClassifier().fit(X, y)).fit(X, y)\neli5.show_weights(perm)\n"
+     "Xtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], y)\n"
+     "print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))",
+     "import eli5\nfrom eli5.sklearn import PermutationImportance\nfrom sklearn.ensemble import RandomForestClassifier\n"
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\n"
+     "perm = PermutationImportance(RandomForestClassifier().fit(Xtr, ytr)).fit(Xtr, ytr)\neli5.show_weights(perm)\n"
+     "print(LogisticRegression().fit(Xtr[['a', 'b']], ytr).score(Xte[['a', 'b']], yte))"),
     ("keras-image-generator-featurewise-fit", "LEAK001",
      "from tensorflow import keras\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\nimgs = np.load('imgs.npy')\n"
      "gen = ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True)\ngen.fit(imgs)\n"

@@ -221,15 +221,8 @@ class Calls:
             return self.split_call(e, args, kws)
         if effect in ("random_split", "array_split"):
             return self.parts_call(e, args, effect)
-        if effect == "cv":
-            est = args[0] if args else kws.get("estimator")
-            x = args[1] if len(args) > 1 else kws.get("X")
-            cv = kws.get("cv")
-            self.note_split(e, [x], cv is not None and cv.kind == "obj" and cv.obj.shuffle, q.rsplit(".", 1)[-1])
-            if est is not None and est.kind == "obj" and x is not None and x.is_data:
-                self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
-                self.supervised(e, est.obj.cls, x, args[2] if len(args) > 2 else kws.get("y"))
-            return self.derive(e, [x], kind="score") if x is not None else None
+        if effect in ("cv", "importance", "shows_ranking"):  # cross-validation, rankings (crossval.py, ranked.py)
+            return self.cv_call(q, e, args, kws) if effect == "cv" else self.ranking_call(effect, e, args, kws)
         if effect == "shuffle":
             return Val("seq", items=tuple(self.derive(e, [a]) for a in args), site=self.site(e)) if len(args) > 1 \
                 else self.derive(e, args)

@@ -18,6 +18,7 @@ from .carried import CarriedWeights
 from .columns import Columns
 from .comprehensions import Comprehensions
 from .containers import Containers
+from .crossval import CrossValidation
 from .curves import Curves
 from .declared import Declared
 from .expressions import Expressions
@@ -41,7 +42,7 @@ from .values import Val, joined
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
                   Forecasts, ByUse, Files, Fills, Declared, Loops, Comprehensions, CarriedWeights, Permutations,
-                  Rankings, Layout, State):
+                  Rankings, Layout, CrossValidation, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:

@@ -45,6 +45,22 @@ class Rankings:
             return v is not None and v.is_data and not v.rows
         return False
 
+    def ranking_call(self, effect: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """`permutation_importance(model, X, y)`: each column's importance, learned from the rows it shuffles and
+        their labels, read as a ranking; `eli5.show_weights(perm)` shows a fitted ranking (eli5's
+        `PermutationImportance(model).fit(X, y)`)."""
+        if effect == "shows_ranking":
+            for a in args:
+                if a is not None and a.kind == "obj" and a.obj.fit is not None:
+                    self.rank_read(a.obj.fit)
+            return None
+        x = args[1] if len(args) > 1 else kws.get("X")
+        if x is None or not x.is_data:
+            return None
+        fit = self.add_fit("statistic", "permutation_importance", x, e, y=args[2] if len(args) > 2 else kws.get("y"))
+        self.rank_read(fit)
+        return Val("data", stats=x.all_stats | {fit}, site=self.site(e))
+
     def ranking_tested(self, test: Val | None) -> frozenset:
         """The rankings an `if` test reads (`if not selector.support_[i]:`): what its body appends, it chooses."""
         if test is None or not test.is_data:

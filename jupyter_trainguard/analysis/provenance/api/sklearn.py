@@ -41,6 +41,7 @@ CLASSES: dict[str, ClassRow] = {
                  "MEstimateEncoder", "CountFrequencyEncoder", "CountEncoder", "GLMMEncoder", "QuantileEncoder",
                  "MeanMedianImputer", "Winsorizer", "OutlierTrimmer",
                  "SequentialFeatureSelector", "ExhaustiveFeatureSelector")},
+    "PermutationImportance": ClassRow("transformer", ("eli5",)),  # its `fit(X, y)` ranks columns on those rows
     "UMAP": ClassRow("transformer", ("umap",)),  # umap-learn: an embedding learned from the rows it is fitted on
     "HDBSCAN": ClassRow("model", ("hdbscan", "sklearn")),  # clusters found in the rows it is fitted on
     **{n: ClassRow("model", ("pygam",)) for n in ("LinearGAM", "LogisticGAM", "PoissonGAM", "GammaGAM")},
@@ -107,6 +108,10 @@ FUNCS: dict[str, FuncRow] = {
     **{n: FuncRow("stateless", SK) for n in ("silhouette_score", "silhouette_samples", "davies_bouldin_score",
                                              "calinski_harabasz_score")},
     "resample": FuncRow("resample", SK),
+    # importances learned by shuffling each column of the rows given (`permutation_importance(model, X, y)`), and
+    # eli5's display of a fitted ranking (`eli5.show_weights(PermutationImportance(model).fit(X, y))`)
+    "permutation_importance": FuncRow("importance", SK),
+    **{n: FuncRow("shows_ranking", ("eli5",)) for n in ("show_weights", "explain_weights", "explain_weights_df")},
     # univariate feature scores against the label (`mi = mutual_info_classif(X, y)`, then the best columns kept)
     **{n: FuncRow("statistic", SK) for n in ("mutual_info_classif", "mutual_info_regression", "f_classif",
                                              "f_regression", "chi2", "r_regression")},

@@ -42,7 +42,8 @@ class FuncRow(FrozenRecord):
     dataset (a library dataset whose split is declared) | load_split (a loader returning (train, test)) |
     curve (fits a curve's parameters to rows: a model) | curve_apply (a fitted curve evaluated at new points) |
     calendar (dates between bounds: no rows, nothing learned) | clone / copy (an estimator copied, unfitted or
-    fitted) | shuffle (each argument's rows, reordered alike).
+    fitted) | shuffle (each argument's rows, reordered alike) | importance (columns ranked on the rows given:
+    `permutation_importance`) | shows_ranking (a fitted ranking displayed: eli5's `show_weights`).
     """
 
     effect: str

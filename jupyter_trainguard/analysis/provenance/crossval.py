@@ -1,0 +1,22 @@
+"""Cross-validation calls (`cross_val_score`, `cross_validate`, `cross_val_predict`, curves): the estimator is
+scored on folds of the rows it is given, and the splitter's shuffling is the split's."""
+
+from __future__ import annotations
+
+import ast
+
+from .values import Val
+
+
+class CrossValidation:
+    """Mixin: scikit-learn's cross-validation functions."""
+
+    def cv_call(self, q: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        est = args[0] if args else kws.get("estimator")
+        x = args[1] if len(args) > 1 else kws.get("X")
+        cv = kws.get("cv")
+        self.note_split(e, [x], cv is not None and cv.kind == "obj" and cv.obj.shuffle, q.rsplit(".", 1)[-1])
+        if est is not None and est.kind == "obj" and x is not None and x.is_data:
+            self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
+            self.supervised(e, est.obj.cls, x, args[2] if len(args) > 2 else kws.get("y"))
+        return self.derive(e, [x], kind="score") if x is not None else None
