@@ -113,3 +113,14 @@ def test_a_callback_monitoring_a_training_metric_chooses_nothing_by_the_held_out
     assert not selects("[keras.callbacks.EarlyStopping(monitor='loss', patience=3)]")
     assert not selects("[stop]", before="watch = 'accuracy'\nstop = keras.callbacks.EarlyStopping(monitor=watch)\n")
     assert selects("[keras.callbacks.EarlyStopping(monitor='val_accuracy', patience=3)]")
+
+
+def test_a_loader_built_inline_is_named_by_its_code() -> None:
+    code = ("import torch\nimport pytorch_lightning as pl\nfrom pytorch_lightning.callbacks import EarlyStopping\n"
+            "from torch.utils.data import DataLoader, TensorDataset, random_split\n"
+            "ds = TensorDataset(torch.load('x.pt'), torch.load('y.pt'))\n"
+            "fit_ds, test_ds = random_split(ds, [800, 200])\n"
+            "trainer = pl.Trainer(callbacks=[EarlyStopping(monitor='val_loss')])\n"
+            "trainer.fit(model, DataLoader(fit_ds, batch_size=32), DataLoader(test_ds, batch_size=32))")
+    found = [f for f in analyze_sources([code]).findings if f.rule_id == "LEAK004"]
+    assert len(found) == 1 and "`DataLoader(test_ds, batch_size=32)` are passed as" in found[0].message

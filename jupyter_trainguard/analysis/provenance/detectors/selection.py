@@ -22,7 +22,8 @@ def selection_leaks(rec: Record) -> list[Leak]:
             if fold is not None:
                 out.append(fold)
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
-        shown = data.name or (v.name if v is not None else None)  # (batches a generator yields: the generator)
+        shown = data.name or (v.name if v is not None else None) or (  # (batches a generator yields: the generator)
+            v.site.text if v is not None and v.site is not None else None)  # (`DataLoader(test_ds)` given inline)
         name = f" `{shown}`" if shown else ""
         how = ("with early stopping or a best-model checkpoint", "when training stops or which weights are kept")
         if obj is not None and obj.role == "tuner":
