@@ -142,3 +142,14 @@ def test_a_test_of_a_value_inside_a_loop_over_rows_gathers_no_ranking() -> None:
                "feats = X.drop(X.columns[signals], axis=1)")
     scored = CROSS + "\nprint(cross_val_score(LogisticRegression(), feats, y, cv=5).mean())"
     assert "LEAK001" not in [f.rule_id for f in _leaks(rolling, scored)]
+
+
+def test_a_list_typed_into_a_name_after_the_ranking_carries_it_one_typed_before_does_not() -> None:
+    ranked = "forest = RandomForestClassifier().fit(X, y)\nprint(forest.feature_importances_)"
+    named = TYPED.replace("X = df[['acidity', 'chlorides', 'density', 'ph']]",
+                          "keep = ['acidity', 'chlorides', 'density', 'ph']\nX = df[keep]")
+    found = _leaks(ranked, named)
+    assert [f.rule_id for f in found] == ["LEAK001"] and "forest.feature_importances_" not in found[0].message
+    assert "RandomForestClassifier().fit(X, y)" in found[0].message
+    typed_first = "keep = ['acidity', 'chlorides', 'density', 'ph']\n" + ranked
+    assert _leaks(typed_first, named.replace("keep = ['acidity', 'chlorides', 'density', 'ph']\n", "")) == []

@@ -91,6 +91,10 @@ class Columns:
                     self.str_lists[n.id] = spec
                 else:
                     self.str_lists.pop(n.id, None)
+                if isinstance(s.value, ast.List) and spec is not None:  # typed in: after the rankings read so far
+                    self.typed_lists[n.id] = (s.value, len(self.ranked))
+                else:
+                    self.typed_lists.pop(n.id, None)
                 if grouped:
                     self.group_refs[n.id] = grouped
                 else:

@@ -249,7 +249,7 @@ class Expressions:
         if out is not None and out.is_data:
             out = self.fresh_copy(base, out)  # a fresh value for its own column facts
             self.subscript_columns(base, out, e.slice, accessor)
-            if accessor is None and isinstance(e.slice, ast.List):
+            if accessor is None and isinstance(e.slice, (ast.List, ast.Name)):
                 out.stats = out.stats | self.typed_after_ranking(base, e.slice)
         return out
 

@@ -63,6 +63,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         self.row_counters: dict[str, str] = {}  # loop counter -> the name whose rows it counts (`range(len(X))`)
         self.fed_back_names: set[str] = set()  # windows a loop predicts from and feeds its predictions into
         self.transposed: dict[int, Val] = {}  # id -> an array holding one sample per column (layout.py)
+        self.typed_lists: dict[str, tuple] = {}  # name -> (list literal typed into it, rankings read before it)
         self.no_grad = 0  # inside `with torch.no_grad():`
         self.steps = 0
         self.bound_names: set[str] = set(dir(builtins))  # names some cell replayed so far binds

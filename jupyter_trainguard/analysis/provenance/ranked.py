@@ -89,14 +89,19 @@ class Rankings:
         if const(kw(e, "inplace")) is True:
             recv.stats = recv.stats | chosen
 
-    def typed_after_ranking(self, base: Val, sl: ast.List, dropped: set | None = None) -> frozenset:
+    def typed_after_ranking(self, base: Val, sl: ast.List | ast.Name, dropped: set | None = None) -> frozenset:
         """`df[['a', 'b', 'c']]` written out after a selector's ranking or a model's importances over some of the
         same rows were read (`RFE(lr).fit(X, y).ranking_` shown, then its top columns typed in): the columns are
-        the ranking's choice and carry what it learned from its rows."""
-        names = strings(sl)
+        the ranking's choice and carry what it learned from its rows. So is `df[cols]` of a list typed into a name
+        after the ranking was read (`cols = ['a', 'b', 'c']`); one typed before it chose nothing by it."""
+        rankings = self.ranked
+        if isinstance(sl, ast.Name):
+            sl, seen = self.typed_lists.get(sl.id, (None, 0))
+            rankings = self.ranked[:seen]
+        names = strings(sl) if sl is not None else []
         if len(names) < 2 or len(names) != len(sl.elts) or not base.rows:
             return frozenset()
-        found = frozenset(f for f in self.ranked if f.rows and overlap(f.rows, base.rows) is not None and
+        found = frozenset(f for f in rankings if f.rows and overlap(f.rows, base.rows) is not None and
                           not (dropped and dropped & (self.fit_removed.get(id(f)) or set())))  # (columns the
         # ranking never saw, such as its label, dropped again: the feature table made, not a ranking's choice)
         for f in found:
