@@ -14,9 +14,16 @@ from jupyter_trainguard.engine import analyze_sources
 
 HEAD = ("import numpy as np\nimport pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
         "from sklearn.linear_model import LogisticRegression\nhomes = pd.read_csv('homes.csv')")
-SCORE = ("feats = homes.drop(columns='sold')\n"
-         "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
-         "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
+
+
+def _split_first(fill: str) -> str:
+    """The split made first, the fill (learned from the training part only) between it and the fit."""
+    return ("feats = homes.drop(columns='sold')\n"
+            "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
+            f"{fill}\nclf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
+
+
+SCORE = _split_first("pass")  # split, fit and score, nothing filled
 
 
 def _findings(*cells: str) -> list:
@@ -38,13 +45,9 @@ def test_values_drawn_from_every_row_before_the_split_leak(fill: str) -> None:
 def test_a_random_subsample_of_rows_and_a_fill_from_the_training_split_are_clean() -> None:
     subsample = "homes = homes.sample(500, random_state=0)"
     assert _findings(subsample, SCORE) == []
-    train_only = ("feats = homes.drop(columns='sold')\n"
-                  "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
-                  "for part in (f_tr, f_te):\n"
-                  "    gaps = part['rooms'].isna()\n"
-                  "    part.loc[gaps, 'rooms'] = f_tr['rooms'].dropna().sample(gaps.sum(), random_state=0).values\n"
-                  "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
-    assert _findings(train_only) == []
+    assert _findings(_split_first(
+        "for part in (f_tr, f_te):\n    gaps = part['rooms'].isna()\n"
+        "    part.loc[gaps, 'rooms'] = f_tr['rooms'].dropna().sample(gaps.sum(), random_state=0).values")) == []
 
 
 @pytest.mark.parametrize("fill", [
@@ -61,9 +64,6 @@ def test_the_most_frequent_value_of_every_row_is_a_mode_learned_before_the_split
 def test_counts_shown_or_taken_from_the_training_split_are_clean() -> None:
     shown = "print(homes['rooms'].value_counts())\nprint(homes['rooms'].value_counts().index[0])"
     assert _findings(shown, SCORE) == []
-    train_only = ("feats = homes.drop(columns='sold')\n"
-                  "f_tr, f_te, s_tr, s_te = train_test_split(feats, homes['sold'], random_state=3)\n"
-                  "top = f_tr['rooms'].value_counts().index[0]\n"
-                  "f_tr, f_te = f_tr.fillna({'rooms': top}), f_te.fillna({'rooms': top})\n"
-                  "clf = LogisticRegression().fit(f_tr, s_tr)\nprint(clf.score(f_te, s_te))")
-    assert _findings(train_only) == []
+    assert _findings(_split_first(
+        "top = f_tr['rooms'].value_counts().index[0]\n"
+        "f_tr, f_te = f_tr.fillna({'rooms': top}), f_te.fillna({'rooms': top})")) == []

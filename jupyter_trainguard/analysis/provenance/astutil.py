@@ -194,17 +194,20 @@ def subscript_name(e: ast.Subscript) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def counted_by(n: ast.AST | None) -> ast.expr | None:
+    """What `len(X)` or `X.shape[0]` counts the rows of: X."""
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1:
+        return n.args[0]
+    if isinstance(n, ast.Subscript) and const(n.slice) == 0 and isinstance(n.value, ast.Attribute) and \
+            n.value.attr == "shape":
+        return n.value.value
+    return None
+
+
 def counted_rows(it_node: ast.AST) -> str | None:
     """The name whose rows `range(len(X))` / `range(X.shape[0])` counts one by one, else None."""
     if not (isinstance(it_node, ast.Call) and isinstance(it_node.func, ast.Name) and it_node.func.id == "range"
             and len(it_node.args) == 1 and not it_node.keywords):
         return None
-    n = it_node.args[0]
-    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1:
-        n = n.args[0]
-    elif isinstance(n, ast.Subscript) and const(n.slice) == 0 and isinstance(n.value, ast.Attribute) and \
-            n.value.attr == "shape":
-        n = n.value.value
-    else:
-        return None
+    n = counted_by(it_node.args[0])
     return n.id if isinstance(n, ast.Name) else None

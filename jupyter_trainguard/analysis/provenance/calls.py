@@ -65,7 +65,8 @@ class Calls:
                 recv_node.id in self.parsed.aliases or recv_node.id in ("np", "pd"))
             if not is_module:
                 recv = self.expr(recv_node)
-                recv = self.by_use(recv_node, func.attr, e) or recv if recv is None or recv.kind == "data" else recv
+                if recv is None or recv.kind == "data" and func.attr in ("fit", "fit_generator"):
+                    recv = self.by_use(recv_node, func.attr, e) or recv  # (a table has no `fit`: a model)
                 if recv is not None and func.attr == "forward" and recv.kind == "obj" and recv.obj.role == "torch":
                     return self.call_obj(recv, e, *self.arguments(e))  # `net.forward(xb)`, as `net(xb)`
                 if recv is not None:

@@ -1,6 +1,7 @@
 """Missing values filled from other rows: the most frequent value (`s.value_counts().index[0]`, a mode as an
-imputer learns it) and values drawn at random from a column's rows and written into other rows' cells (a
-random-sample fill). Both carry a statistic of the rows they come from."""
+imputer learns it) and values drawn at random from a column's rows (`np.random.choice(values, size=n)`, or
+`.sample(n)` written into other rows' cells: a random-sample fill). Both carry a statistic of the rows they come
+from."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ class Fills:
             return None
         fit = self.add_fit("statistic", "mode", recv, e)
         return Val("data", stats=recv.all_stats | {fit}, site=self.site(e))
+
+    def values_drawn(self, values: Val | None, e: ast.Call) -> Val | None:
+        """`np.random.choice(values, size=n)` of a column's values: new values, a statistic of those rows."""
+        if values is None or values.kind != "data" or not values.rows:
+            return None
+        fit = self.add_fit("statistic", "choice", values, e)
+        return Val("data", rows=self.source(e, "made").rows, stats=values.all_stats | {fit}, site=self.site(e))
 
     def drawn_values(self, base: Val, v: Val | None, node: ast.AST) -> Val | None:
         """`df.loc[df.c.isna(), 'c'] = df.c.dropna().sample(n).values`: values drawn at random from the frame's own

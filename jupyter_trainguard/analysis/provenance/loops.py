@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import counted_rows, unenumerated
+from .astutil import counted_by, counted_rows, unenumerated
 from .forecasts import recursive_inputs
 from .functions import STEP_BUDGET
 from .training import trains_directly
@@ -150,12 +150,10 @@ class Loops:
         if not (isinstance(it_node, ast.Call) and self.parsed.qualname(it_node.func) == "range" and it_node.args
                 and not it_node.keywords) or len(it_node.args) > 2:
             return None
-        bound = it_node.args[-1]
-        if len(it_node.args) == 2 and self.constant(it_node.args[0]) != 0 or not (
-                isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and
-                len(bound.args) == 1):
+        counted = counted_by(it_node.args[-1])
+        if len(it_node.args) == 2 and self.constant(it_node.args[0]) != 0 or counted is None:
             return None
-        seq = self.expr(bound.args[0])
+        seq = self.expr(counted)
         return seq if seq is not None and seq.kind == "seq" else None
 
     def dict_keys(self, it_node: ast.AST, target: ast.expr, passes: int) -> list | None:

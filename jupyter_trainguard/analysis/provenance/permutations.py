@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import const, kw, text
+from .astutil import const, counted_by, kw, text
 from .rows import DUP, Selection
 from .values import Val
 
@@ -26,19 +26,17 @@ class Permutations:
         return Val("index", site=self.site(e))
 
     def drawn(self, root: str, e: ast.Call, args: list) -> Val | None:
-        """numpy's `choice` of many values (a size given). Drawn from a column's values: a statistic of those rows
-        (a random-sample fill; one value picked, `random.choice(files)`, is a row). Drawn with replacement from row
-        positions (`np.arange(len(X))`, `len(X)`): positions with repeats, so `X[idx]` holds copies of rows."""
+        """numpy's `choice` of many values (a size given). Drawn from a column's values: a random-sample fill
+        (fills.py; one value picked, `random.choice(files)`, is a row). Drawn with replacement from row positions
+        (`np.arange(len(X))`, `len(X)`): positions with repeats, so `X[idx]` holds copies of rows."""
         if root != "numpy" or not args or not (len(e.args) > 1 or any(k.arg == "size" for k in e.keywords)):
             return None
-        first = args[0]
-        if first is not None and first.kind == "data" and first.rows:
-            fit = self.add_fit("statistic", "choice", first, e)
-            return Val("data", rows=self.source(e, "made").rows, stats=first.all_stats | {fit}, site=self.site(e))
+        if (fill := self.values_drawn(args[0], e)) is not None:
+            return fill
         node = e.args[0] if e.args else None
         if const(kw(e, "replace")) is False or not (
                 isinstance(node, ast.Name) and self.positions_made(node) is not None or
-                self.position_range(node) is not None or _row_count(node)):
+                self.position_range(node) is not None or counted_by(node) is not None):
             return None
         key = self.new_key("resample")
         self.rec.selections[key] = Selection(key, "resample", self.site(e))
@@ -92,9 +90,3 @@ def _is_permutation(v: Val) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
         (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in PERMUTING | {"shuffle"}
 
-
-def _row_count(node: ast.AST | None) -> bool:
-    """`len(X)` or `X.shape[0]`: a count of rows."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" or \
-        isinstance(node, ast.Subscript) and const(node.slice) == 0 and isinstance(node.value, ast.Attribute) and \
-        node.value.attr == "shape"
