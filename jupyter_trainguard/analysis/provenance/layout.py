@@ -29,7 +29,7 @@ class Layout:
 
     def fresh_copy(self, base: Val, out: Val) -> Val:
         """A copy of a subscript's value; a part of samples laid out as columns keeps that layout."""
-        copy = Val(**{f: getattr(out, f) for f in out.__slots__})
+        copy = out._replace()
         if id(base) in self.transposed:
             self.transposed[id(copy)] = copy
         return copy
