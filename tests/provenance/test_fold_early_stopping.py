@@ -107,3 +107,127 @@ def test_stopping_on_the_fold_whose_logged_score_is_the_only_score() -> None:
     assert [f.rule_id for f in leaks] == ["LEAK004"] and leaks[0].severity.value == "warning"
     assert "logged while training" in leaks[0].message
     assert not [f for f in analyze_sources([LOGGED.replace("STOP", "")]).findings if f.rule_id.startswith("LEAK")]
+
+
+PICKED = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import KFold, train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.metrics import accuracy_score
+df = pd.read_csv('wells.csv')
+X, y = df.drop(columns='dry').values, df['dry'].values
+{body}"""
+
+INSIDE = """fold_best = []
+for tr, va in KFold(5, shuffle=True, random_state=0).split(X):
+    best = 0
+    for k in [1, 3, 5, 9]:
+        m = KNeighborsClassifier(k).fit(X[tr], y[tr])
+        acc = accuracy_score(y[va], m.predict(X[va]))
+        if acc > best:
+            best = acc
+    fold_best.append(best)
+print(np.mean(fold_best))"""
+
+
+def test_a_setting_picked_inside_each_fold_by_that_fold_s_score() -> None:
+    """`if acc > best` inside the fold loop, on the fold the loop holds out: each fold's figure is the best of
+    several tries on its own rows (nested selection is needed for an honest cross-validated score)."""
+    [f] = [f for f in analyze_sources([PICKED.format(body=INSIDE)]).findings if f.rule_id.startswith("LEAK")]
+    assert f.rule_id == "LEAK004" and f.severity.value == "warning" and f.evidence["cross_validation"]
+    assert "inside the fold loop" in f.message and "`acc > best`" in f.message
+
+
+@pytest.mark.parametrize("body", [
+    # a setting chosen by its mean over all folds: cross-validated model selection
+    """best, best_k = 0, None
+for k in [1, 3, 5, 9]:
+    accs = []
+    for tr, va in KFold(5, shuffle=True, random_state=0).split(X):
+        m = KNeighborsClassifier(k).fit(X[tr], y[tr])
+        accs.append(accuracy_score(y[va], m.predict(X[va])))
+    if np.mean(accs) > best:
+        best, best_k = np.mean(accs), k
+print(best_k)""",
+    # a membership test on a table of scores looks a name up, it compares no scores
+    """totals = {}
+for tr, va in KFold(5, shuffle=True, random_state=0).split(X):
+    for m in [KNeighborsClassifier(3), KNeighborsClassifier(7)]:
+        name = str(m)
+        m.fit(X[tr], y[tr])
+        acc = accuracy_score(y[va], m.predict(X[va]))
+        if name in totals:
+            totals[name] += acc / 5
+        else:
+            totals[name] = acc / 5
+print(totals)""",
+    # the per-fold pick, then the picked models scored on a part split off before the folds
+    """X_dev, X_te, y_dev, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+for tr, va in KFold(5, shuffle=True, random_state=0).split(X_dev):
+    best, kept = 0, None
+    for k in [1, 3]:
+        m = KNeighborsClassifier(k).fit(X_dev[tr], y_dev[tr])
+        acc = accuracy_score(y_dev[va], m.predict(X_dev[va]))
+        if acc > best:
+            best, kept = acc, m
+    print(accuracy_score(y_te, kept.predict(X_te)))""",
+])
+def test_choices_that_do_not_score_a_fold_on_the_rows_that_chose(body: str) -> None:
+    assert not [f for f in analyze_sources([PICKED.format(body=body)]).findings
+                if f.rule_id == "LEAK004" and f.evidence.get("cross_validation")]
+
+
+EPOCHS = """import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from sklearn.model_selection import StratifiedKFold
+from sklearn.metrics import f1_score
+ids, msk, lab = np.load('ids.npy'), np.load('mask.npy'), np.load('labels.npy')
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(5000, 64)
+        self.out = nn.Linear(64, 2)
+    def forward(self, a, m):
+        return self.out((self.emb(a) * m.unsqueeze(-1)).mean(1))
+def pair(y_true, y_hat):
+    return (y_true == y_hat).mean(), f1_score(y_true, y_hat)
+oof = np.zeros((len(lab), 2))
+for k, (tr, va) in enumerate(StratifiedKFold(4, shuffle=True, random_state=1).split(lab, lab)):
+    fit_dl = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(
+        torch.tensor(ids[tr]), torch.tensor(msk[tr]), torch.tensor(lab[tr])), batch_size=64, shuffle=True)
+    held_dl = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(
+        torch.tensor(ids[va]), torch.tensor(msk[va]), torch.tensor(lab[va])), batch_size=64)
+    net = Encoder()
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    top = 0.
+    for epoch in range(8):
+        net.train()
+        for batch in fit_dl:
+            a, m, y = tuple(t for t in batch)
+            loss = F.cross_entropy(net(a, m), y)
+            opt.zero_grad(); loss.backward(); opt.step()
+        net.eval()
+        out = np.zeros((len(va), 2))
+        with torch.no_grad():
+            for i, batch in enumerate(held_dl):
+                a, m, y = tuple(t for t in batch)
+                out[i * 64:(i + 1) * 64] = F.softmax(net(a, m), dim=1).numpy()
+        acc, f1 = pair(lab[va], out.argmax(1))
+        if {cmp}:
+            top = f1
+            torch.save(net.state_dict(), 'fold{{}}.pt'.format(k))
+    net.load_state_dict(torch.load('fold{{}}.pt'.format(k)))
+    with torch.no_grad():
+        oof[va] = np.concatenate([F.softmax(net(a, m), dim=1).numpy() for a, m, y in held_dl])
+print(f1_score(lab, oof.argmax(1)))"""
+
+
+def test_a_hand_written_fold_loop_keeping_each_fold_s_best_epoch() -> None:
+    """The weights of the epoch with the best F1 on the held-out fold are kept (batches unpacked from a tuple,
+    predictions written into a preallocated array, the metric inside a helper): the out-of-fold F1 then reads
+    the rows that chose the epoch. A fixed threshold checks, it does not choose."""
+    [f] = [f for f in analyze_sources([EPOCHS.format(cmp="f1 > top")]).findings if f.rule_id.startswith("LEAK")]
+    assert f.rule_id == "LEAK004" and f.evidence["cross_validation"]
+    assert not [f for f in analyze_sources([EPOCHS.format(cmp="f1 > 0.9")]).findings if f.rule_id.startswith("LEAK")]

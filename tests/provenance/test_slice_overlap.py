@@ -113,3 +113,28 @@ def test_names_bound_to_literals_cut_where_they_were_bound_when_the_slice_ran(tr
 def test_a_slice_repeated_with_the_same_bound_names_and_values_is_the_same_rows() -> None:
     rep = analyze_sources([PRELUDE, "a = 0\nb = 10\ntrain = df[a:b]", "test = df[a:b]", FIT_AND_SCORE])
     assert "LEAK007" in {f.rule_id for f in rep.findings}
+
+
+@pytest.mark.parametrize("train, test, leaks", [
+    ("df.iloc[list(range(0, 800)), :]", "df.iloc[800:, :]", False),  # a run of positions is the slice `:800`
+    ("df.iloc[range(800)]", "df.iloc[800:]", False),
+    ("df.iloc[np.arange(0, 800)]", "df.iloc[800:]", False),
+    ("df.iloc[list(range(0, 800))]", "df.iloc[700:]", True),
+    ("df.iloc[np.arange(100, 900)]", "df.iloc[:200]", True),
+])
+def test_a_range_of_positions_selects_the_rows_of_the_same_slice(train: str, test: str, leaks: bool) -> None:
+    found = findings(train, test)
+    assert ([f.rule_id for f in found] == ["LEAK003"]) is leaks and (leaks or not found), (train, test)
+
+
+def test_a_range_of_positions_with_a_step_is_no_run_of_rows() -> None:
+    """`range(0, 800, 2)` picks every other row of the first 800: they still meet `df[600:]`."""
+    assert [f.rule_id for f in findings("df.iloc[list(range(0, 800, 2))]", "df.iloc[600:]")] == ["LEAK003"]
+
+
+def test_a_range_given_to_a_frame_without_an_accessor_picks_columns() -> None:
+    """`df[range(3)]` of a frame names its columns 0, 1, 2: every row is kept, so its rows from 500 on were
+    trained on (read as the rows `:3`, they would not have been)."""
+    rep = analyze_sources([PRELUDE, "feats = df[range(3)]\nmodel = LogisticRegression().fit(feats, df['label'])\n"
+                                    "print(accuracy_score(df['label'][500:], model.predict(feats[500:])))"])
+    assert "LEAK003" in {f.rule_id for f in rep.findings}

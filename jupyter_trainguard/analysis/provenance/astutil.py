@@ -211,3 +211,18 @@ def counted_rows(it_node: ast.AST) -> str | None:
         return None
     n = counted_by(it_node.args[0])
     return n.id if isinstance(n, ast.Name) else None
+
+
+def range_slice(node: ast.AST) -> ast.Slice | None:
+    """A run of consecutive positions given as an index (`range(a, b)`, `list(range(b))`, `np.arange(a, b)`): the
+    slice `a:b` it picks. With a step other than 1 it picks no run."""
+    if isinstance(node, ast.Call) and call_leaf(node) in ("list", "array") and len(node.args) == 1 and \
+            not node.keywords:
+        node = node.args[0]
+    if not (isinstance(node, ast.Call) and call_leaf(node) in ("range", "arange") and 1 <= len(node.args) <= 3) or \
+            node.keywords or len(node.args) == 3 and const(node.args[2]) != 1:
+        return None
+    lower, upper = (None, node.args[0]) if len(node.args) == 1 else (node.args[0], node.args[1])
+    if const(lower) == 0:
+        lower = None
+    return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)

@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import mask_steps, names_time, subscript_name, text
+from .astutil import mask_steps, names_time, range_slice, subscript_name, text
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -259,6 +259,8 @@ class Expressions:
                    site=self.site(e), evals=base.evals, label=base.label, hyper=base.hyper, cols=base.cols)
         if sl is None:
             return same
+        if accessor in ("iloc", "loc") or accessor is None and base.fcols is None:
+            sl = range_slice(sl) or sl  # `iloc[list(range(0, n))]`: the slice `:n` (a frame's `df[range(3)]`: columns)
         if isinstance(sl, ast.Slice):
             if sl.lower is None and sl.upper is None:
                 return same

@@ -202,8 +202,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         for n in ast.walk(test):
             if isinstance(n, ast.Compare):
                 parts = [n.left, *n.comparators]
-                if sum(not isinstance(p, ast.Constant) for p in parts) < 2:
-                    continue  # a fixed threshold (acc > 0.9) checks, it does not choose
+                if sum(not isinstance(p, ast.Constant) for p in parts) < 2 or \
+                        all(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in n.ops):
+                    continue  # a fixed threshold (acc > 0.9) checks, a membership test (name in scores) looks up
                 self.note_choice([self.expr(p) for p in parts if not isinstance(p, ast.Call)], n)
 
     # ----------------------------------------------------------- assignment

@@ -28,7 +28,7 @@ class Record(_Record):
     supervised: list = factory(list)  # (Site, estimator class, X Val, y Val) of fits and CV
     reports: list = factory(list)  # (Site, detail): a training-row score reported as held-out
     splits: list = factory(list)  # temporal.SplitUse: what each split divided, shuffled or not
-    choices: list = factory(list)  # (Val of scores, Site): scores compared, maxed or sorted to pick
+    choices: list = factory(list)  # (Val of scores, Site, ids of the fold loops open there): scores compared to pick
     synthetic: set = factory(set)  # resampling keys of oversamplers that interpolate new rows (SMOTE, ADASYN)
     touched: set = factory(set)  # selection steps of data given to calls the analysis cannot follow
     typed: dict = factory(dict)  # id of a ranking's fit -> the Sites where columns were typed in after its read
@@ -264,7 +264,8 @@ class State:
         if len({id(ev.obj) for ev in evals}) > 1 or any(ev.obj is not None and ev.obj.multi > 1 or ev.loops or
                                                          ev.tuned for ev in evals) or self.loops or \
                 any(i.hyper for i in items):
-            self.rec.choices.append((items[0], self.site(node)))
+            folds = frozenset(lid for lid, kind, _n in self.loops if kind == "folds")
+            self.rec.choices.append((items[0], self.site(node), folds))
 
     def score_table(self, e: ast.Call, vals: list) -> Val | None:
         """A table built from lists of scores (`pd.DataFrame(results)` of `[seed, acc]` rows): the scores it holds,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from ..rows import covered, overlap
+from ..rows import covered, key_kind, overlap
 from ..state import Record
 from .common import chosen_by_loops, final_test, untouched_test_note
 from .wording import Leak, code, data_leaves, sliced_bounds_count, step_text
@@ -50,6 +50,7 @@ def selection_leaks(rec: Record) -> list[Leak]:
                             f"{untouched_test_note(rec, fit.rows)}.",
                             evidence={"search": fit.cls.rsplit(".", 1)[-1], "fit": step_text(fit.site)}))
     out += _searched_over_test_rows(rec)
+    out += _chosen_on_scored_fold(rec)
     merged: dict[frozenset, list] = {}  # several choices read the same scores (keep the best, step a scheduler)
     for site, evs in choices:
         merged.setdefault(frozenset(id(ev) for ev in evs), []).append((site, evs))
@@ -143,9 +144,39 @@ def _stopped_on_scored_fold(rec: Record, obj, v, site) -> Leak | None:
     return None
 
 
+def _chosen_on_scored_fold(rec: Record) -> list[Leak]:
+    """A hand-written fold loop that keeps, inside each pass, the epoch or setting with the best score on that
+    pass's held-out fold (`if f1 > best: torch.save(...)`): the fold is then scored on the rows that made the
+    choice, so the cross-validated score is optimistic. Fold models also scored on a final test part: that score
+    is honest, and the choice is not reported."""
+    out: list[Leak] = []
+    seen: set[frozenset] = set()
+    for score, site, folds in rec.choices:
+        evs = [ev for ev in score.evals if folds & {lid for lid, kind in ev.loops if kind == "folds"} and
+               ev.data.rows and all(_ends_in_held_fold(rec, tok) for tok in ev.data.rows)]
+        if not evs or len(evs) < len(score.evals) or frozenset(map(id, evs)) in seen:
+            continue
+        seen.add(frozenset(map(id, evs)))
+        objs = {id(ev.obj) for ev in evs if ev.obj is not None}
+        if any(e.scored and _on_final_test(rec, e) and (id(e.obj) in objs or folds & {lid for lid, _k in e.loops})
+               for e in rec.evals):
+            continue
+        ev = evs[0]
+        out.append(Leak("selection", site,
+                        f"Scores on each held-out fold `{ev.data.text()}` by {code(ev.site)} in {ev.site.where()} "
+                        f"are compared inside the fold loop to pick an epoch or setting in {site.where()} "
+                        f"({code(site)}): each fold is then scored on the rows that made the choice, so the "
+                        f"cross-validated score is optimistic (pick on a split of the fold's training rows, or fix "
+                        f"the number of epochs).",
+                        evidence={"choice": step_text(site), "evaluation": step_text(ev.site),
+                                  "cross_validation": True},
+                        severity="warning"))
+    return out
+
+
 def _ends_in_held_fold(rec: Record, tok: tuple) -> bool:
-    steps = [(rec.selections.get(key), part) for key, part in tok[1:]]
-    steps = [(sel, part) for sel, part in steps if sel is not None and sel.kind != "resample"]
+    steps = [(rec.selections.get(key), part) for key, part in tok[1:] if key_kind(key) != "unpack"]
+    steps = [(sel, part) for sel, part in steps if sel is not None and sel.kind != "resample"]  # (a batch's fields)
     return bool(steps) and steps[-1][0].kind == "folds" and steps[-1][1] == "test"
 
 
@@ -158,7 +189,7 @@ def _on_final_test(rec: Record, ev) -> bool:
 def chosen_scores(rec: Record) -> list[tuple]:
     """(where, evaluations): scores on the final held-out rows compared, maxed or sorted to pick something."""
     out = []
-    for score, site in rec.choices:
+    for score, site, _folds in rec.choices:
         evs = [ev for ev in score.evals if _on_final_test(rec, ev)]
         if evs:
             out.append((site, evs))
