@@ -35,3 +35,28 @@ def test_a_project_model_scored_on_its_training_part_is_overlap() -> None:
     found = _leaks("logreg = make_logreg(prep)\nlogreg.fit(X_train, y_train)\n"
                    "evaluate(logreg, X_train, y_train, 'fit')")
     assert [f.rule_id for f in found] == ["LEAK007"]
+
+
+GENERATORS = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from keras.models import model_from_json
+from keras.callbacks import ModelCheckpoint, EarlyStopping
+from keras.preprocessing.image import ImageDataGenerator
+scans = pd.read_csv('scans.csv')
+fit_df, hold_df = train_test_split(scans, test_size=0.2, stratify=scans['label'])
+fit_gen = ImageDataGenerator(rescale=1 / 255).flow_from_dataframe(fit_df, x_col='path', y_col='label')
+hold_X, hold_y = next(ImageDataGenerator(rescale=1 / 255).flow_from_dataframe(hold_df, x_col='path', y_col='label'))
+net = model_from_json(open('arch.json').read())
+net.compile(optimizer='adam', loss='binary_crossentropy')
+net.fit_generator(fit_gen, validation_data=(hold_X, hold_y), epochs=10, callbacks=[{callbacks}])"""
+
+
+def test_a_network_from_an_unknown_loader_watching_its_only_held_out_batch() -> None:
+    """A network the analysis cannot build (`model_from_json`) fitted on a generator of batches with
+    `validation_data`: a model whatever made it, so a best checkpoint on the held-out batch picks its weights
+    there; watched without a callback that selects, the batch chooses nothing."""
+    keep = "ModelCheckpoint('best.h5', monitor='val_loss', save_best_only=True), EarlyStopping(patience=3)"
+    found = [f for f in analyze_sources([GENERATORS.format(callbacks=keep)]).findings if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in found] == ["LEAK004"] and "`hold_X`" in found[0].message
+    assert not [f for f in analyze_sources([GENERATORS.format(callbacks="")]).findings
+                if f.rule_id.startswith("LEAK")]

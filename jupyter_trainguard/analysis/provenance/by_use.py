@@ -34,15 +34,17 @@ class ByUse:
 
     def model_from_elsewhere(self, node: ast.expr, attr: str, e: ast.Call) -> Val | None:
         """`model = helpers.build_model(); model.fit(X, y)`: a name the analysis cannot follow, fitted on features
-        and labels, is a model of unknown kind from here on (a transformer's `fit` takes no labels). So is a name
+        and labels (or on batches of both, with `validation_data`), is a model of unknown kind from here on (a
+        transformer's `fit` takes no labels). So is a name
         an unknown call made from data (`clf = make_clf(preprocessor)`): tables and arrays have no `fit`."""
         cur = self.env.get(node.id) if isinstance(node, ast.Name) else None
         if attr not in ("fit", "fit_generator") or not isinstance(node, ast.Name) or \
                 cur is not None and cur.kind != "data":
             return None
-        if sum(1 for a in e.args[:2] if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
-               (v := self.expr(a)) is not None and v.is_data) < 2:
-            return None
+        given = sum(1 for a in e.args[:2] if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
+                    (v := self.expr(a)) is not None and v.is_data)
+        if given < 2 and not (given == 1 and any(k.arg == "validation_data" for k in e.keywords)):
+            return None  # (batches of features and labels, watched on validation data: a network)
         self.env[node.id] = Val("obj", obj=Obj(node.id, "unknown", self.site(e)), site=self.site(e))
         return self.env[node.id]
 
