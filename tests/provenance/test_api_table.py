@@ -161,3 +161,13 @@ def test_feature_engine_transformers_learn_or_compute_per_row(module: str, made:
     code = (f"from feature_engine.{module} import {made.split('(')[0]}\nZ = {made}.fit_transform(X, y)\n"
             "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
     assert ("LEAK001" in _ids(code)) is leaks
+
+
+@pytest.mark.parametrize("made, leaks", [("CategoricalImputer()", True),
+                                         ("CategoricalImputer(strategy='constant', fill_value='none')", False)])
+def test_sklearn_pandas_categorical_imputer_learns_the_mode(made: str, leaks: bool) -> None:
+    """sklearn-pandas fills the most frequent value it saw by default: fitted before the split, the held-out rows'
+    own values chose it; a constant fill learns nothing."""
+    code = (f"from sklearn_pandas import CategoricalImputer\nX['c'] = {made}.fit_transform(X['c'])\n"
+            "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))")
+    assert ("LEAK001" in _ids(code)) is leaks

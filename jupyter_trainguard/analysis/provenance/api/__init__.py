@@ -19,6 +19,7 @@ from . import (
     pandas_api,
     pyspark_api,
     sklearn,
+    sklearn_pandas_api,
     statsmodels_api,
     surprise_api,
     torch_api,
@@ -26,7 +27,7 @@ from . import (
 from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
-           feature_engine_api, model_zoo, gensim_api, nltk_api, surprise_api,
+           feature_engine_api, sklearn_pandas_api, model_zoo, gensim_api, nltk_api, surprise_api,
            pyspark_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
