@@ -49,6 +49,16 @@ def test_two_random_splits_of_the_same_rows_share_rows_but_different_sources_nev
     assert not tokens_overlap(*masks)  # unrelated selections: never invent an overlap
 
 
+def test_a_random_part_shares_rows_with_a_subset_picked_by_a_mask() -> None:
+    """A random split's part holds a random share of every subset of the rows: a mask's subset (`df.iloc[keep]`)
+    split again beside it shares rows. Copies made by resampling are no random draw of the rows: beside a mask,
+    nothing is proven."""
+    picked = SRC + ((("mask", "keep"), "sub"),)
+    assert tokens_overlap(picked + ((SPLIT2, "train"),), SRC + ((SPLIT, "test"),))
+    assert tokens_overlap(SRC + ((SPLIT, "test"),), picked)
+    assert not tokens_overlap(picked, SRC + ((("resample", 9), DUP),))
+
+
 def test_a_part_next_to_its_whole_adds_no_rows() -> None:
     src = ("read", 1)
     whole, part = (src,), (src, (("mask", 7), "sub"))

@@ -48,6 +48,7 @@ class Selection(Record, eq=False):
 
 
 RANDOM = frozenset({"split", "folds", "sample", "resample"})  # (two bootstraps of the same rows share rows)
+_DRAWN = frozenset({"split", "folds", "sample"})  # random parts that make no copies
 
 
 def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
@@ -65,8 +66,10 @@ def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
         if positional(sa, sb):
             # two slices of the same rows: they overlap when their constant bounds prove it (`[:800]`, `[700:]`)
             return dup or slices and sa == a[-1] and sb == b[-1] and slices_overlap(sa, sb)
-        # two different random selections of the same rows (a second split, folds after a split) share rows
-        return key_kind(sa[0]) in RANDOM and key_kind(sb[0]) in RANDOM
+        # two different random selections of the same rows (a second split, folds after a split) share rows; so
+        # do a random selection and a subset picked by a mask (`df.iloc[keep]` beside a split of `df`)
+        ka, kb = key_kind(sa[0]), key_kind(sb[0])
+        return ka in RANDOM and kb in RANDOM or ka == "mask" and kb in _DRAWN or kb == "mask" and ka in _DRAWN
     return True
 
 
