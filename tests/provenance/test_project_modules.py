@@ -60,3 +60,27 @@ def test_a_network_from_an_unknown_loader_watching_its_only_held_out_batch() -> 
     assert [f.rule_id for f in found] == ["LEAK004"] and "`hold_X`" in found[0].message
     assert not [f for f in analyze_sources([GENERATORS.format(callbacks="")]).findings
                 if f.rule_id.startswith("LEAK")]
+
+
+LOADED = """from keras import Sequential, layers
+from keras.callbacks import EarlyStopping
+from hive.data import load_parts, balanced_training_part
+{parts} = load_parts()
+{retrain}model = Sequential([layers.Dense(12, activation='softmax')])
+model.compile(loss='sparse_categorical_crossentropy', optimizer='adam', metrics=['accuracy'])
+model.fit(fit_ds, epochs=10, validation_data={watched}, callbacks=[EarlyStopping(restore_best_weights=True)])
+{scores}"""
+
+
+def test_the_middle_part_of_a_project_loader_watched_before_its_test_part_is_scored() -> None:
+    """Three parts from a project loader, the training part then replaced by another helper's: stopping on the
+    second part while the third is scored after it chooses on a validation part, not on the test rows."""
+    src = LOADED.format(parts="fit_ds, val_ds, test_ds", retrain="fit_ds = balanced_training_part()\n",
+                        watched="val_ds", scores="print(model.evaluate(val_ds))\nprint(model.evaluate(test_ds))")
+    assert not [f for f in analyze_sources([src]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_the_only_held_out_part_of_a_project_loader_watched_with_early_stopping() -> None:
+    src = LOADED.format(parts="fit_ds, test_ds", retrain="", watched="test_ds",
+                        scores="print(model.evaluate(test_ds))")
+    assert "LEAK004" in {f.rule_id for f in analyze_sources([src]).findings}

@@ -212,9 +212,12 @@ def _held_keys(rec, row_sets: list) -> set:
 
 
 def _no_training_side(rec, tok: tuple) -> bool:
+    """No step of the token is a division into parts (a split, folds, the parts an unknown call returned) or a
+    cut's training side."""
     for key, part in tok[1:]:
         sel = rec.selections.get(key)
-        if sel is not None and (sel.kind in ("split", "folds") or part in TRAIN_SIDE and sel.kind != "mask"):
+        if sel is not None and (sel.kind in ("split", "folds") or part in TRAIN_SIDE and sel.kind != "mask" or
+                                key_kind(key) == "unpack"):
             return False
     return True
 
