@@ -217,3 +217,22 @@ def test_rows_a_sample_kept_are_its_training_rows() -> None:
     again = ("seen = df[df.index.isin(train.index)]\nm = RandomForestClassifier().fit(X_train, y_train)\n"
              "print(accuracy_score(seen['y'], m.predict(seen.drop(columns='y'))))")
     assert "LEAK007" in rules(split, again)
+
+
+LEFT_OVER = """from sklearn.model_selection import train_test_split
+pool = df.sample(frac=0.3, random_state=1)
+tr_idx, te_idx = train_test_split(list(pool.index), test_size=0.2, random_state=1)
+m = LogisticRegression().fit(pool.loc[tr_idx].drop(columns="y"), pool.loc[tr_idx]["y"])
+print(accuracy_score(pool.loc[te_idx]["y"], m.predict(pool.loc[te_idx].drop(columns="y"))))
+seen = set(tr_idx) | set(te_idx)
+{extra} = df.loc[{picked}]
+print(accuracy_score(extra["y"], m.predict(extra.drop(columns="y"))))"""
+
+
+@pytest.mark.parametrize("picked, leaks", [
+    ("[i for i in df.index if i not in seen]", False),  # the labels no part drew: a membership test against them
+    ("[i for i in df.index if df.at[i, 'y'] == 1]", True),  # a subset by a test of the rows: the sample shares rows
+])
+def test_rows_picked_by_an_index_list_beside_a_random_sample(picked: str, leaks: bool) -> None:
+    found = {f.rule_id for f in analyze_sources([HEAD, LEFT_OVER.format(extra="extra", picked=picked)]).findings}
+    assert ("LEAK003" in found) is leaks

@@ -332,7 +332,7 @@ class Expressions:
                 return base
             if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.Invert):
                 return self.select(base, ("mask", text(sl.operand)), "not", "mask", e)
-            return self.select(base, ("mask", text(sl)), "sub", "mask", e)
+            return self.select(base, self.picked_key(sl, idx), "sub", "mask", e)
         return same
 
     def bound_text(self, node: ast.expr) -> str:

@@ -1,11 +1,13 @@
 """Arrays laid out with one sample per column (`X = data[:891].T`, shape (features, samples), as course notebooks
 that write networks by hand keep them): there a column slice (`X[:, :840]`, `X[:, perm]`) selects samples, the
-rows of the data, and `.T` turns the array back."""
+rows of the data, and `.T` turns the array back. Also the key of rows an index of unknown meaning picks."""
 
 from __future__ import annotations
 
 import ast
 
+from .astutil import text
+from .rows import mask_key
 from .values import Val
 
 
@@ -33,3 +35,8 @@ class Layout:
         if id(base) in self.transposed:
             self.transposed[id(copy)] = copy
         return copy
+
+    def picked_key(self, sl: ast.AST, idx: Val | None) -> tuple:
+        """The selection key of rows picked by an index of unknown meaning (see `rows.mask_key`)."""
+        names = [self.env.get(n.id) for n in ast.walk(sl) if isinstance(n, ast.Name)]
+        return mask_key(text(sl), [idx, *names])

@@ -117,6 +117,16 @@ def slices_overlap(sa: tuple, sb: tuple) -> bool:
     return _before(a[0], b[1]) and _before(b[0], a[1])
 
 
+def mask_key(label: str, indexes: list) -> tuple:
+    """The key of rows picked by an index of unknown meaning: one built from a random part's rows (`[i for i in
+    df.index if i not in seen]`, `seen` the labels a split drew) is a membership test against that part, so it
+    proves no overlap with it ("member"); else a subset picked by a mask, which any random part shares rows with.
+    `indexes`: the index's value and the values of the names it reads."""
+    drawn = any(key_kind(key) in _DRAWN for v in indexes for tok in getattr(v, "rows", None) or ()
+                for key, _part in tok[1:])
+    return ("member" if drawn else "mask", label)
+
+
 def positional(*steps: tuple) -> bool:
     """Every one of these selection steps is a positional cut (a slice, `head`, `tail`)."""
     return all(key_kind(st[0]) in POSITIONAL for st in steps)
