@@ -78,3 +78,43 @@ def test_parts_named_the_other_way_round_are_read_by_what_trains_on_them() -> No
            "print(a.score(x_test, y_test), b.score(x_test, y_test))")
     assert "LEAK005" in rules(split, two)
     assert not rules(split, "print(LogisticRegression().fit(x_train, y_train).score(x_test, y_test))")
+
+
+TYPED = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.metrics import accuracy_score
+from sklearn.{module} import {model}
+cases = {{'dose': [5, 1, 8, 2, 7, 3, 9, 4, 6, 0], 'age': [50, 31, 32, 21, 33, 30, 26, 29, 53, 54],
+         'ill': [1, 0, 1, 0, 1, 0, 0, 0, 1, 1]}}
+df = pd.DataFrame({data})
+X_train, X_test, y_train, y_test = train_test_split(df[['dose', 'age']], df['ill'], test_size=0.3, random_state=7)
+m = {model}().fit(X_train, y_train)
+print(accuracy_score(y_test, m.predict(X_test)))"""
+
+
+def test_a_table_typed_again_in_each_cell_and_split_by_the_same_seed_is_one_test_set() -> None:
+    """A lab that retypes its data in every cell and splits it with the same seed scores its two models on the
+    same test rows; a different table typed in the second cell is other rows."""
+    one = TYPED.format(module="naive_bayes", model="GaussianNB", data="cases")
+    two = TYPED.format(module="tree", model="DecisionTreeClassifier", data="cases")
+    assert "LEAK005" in {f.rule_id for f in analyze_sources([one, two]).findings}
+    other = two.replace("[5, 1, 8, 2, 7, 3, 9, 4, 6, 0]", "[4, 4, 2, 9, 1, 3, 5, 8, 6, 7]")
+    assert "LEAK005" not in {f.rule_id for f in analyze_sources([one, other]).findings}
+
+
+def test_empty_tables_typed_with_the_same_columns_are_not_the_same_rows() -> None:
+    """`pd.DataFrame(columns=COLS)` filled row by row in two calls of a feature function: two tables, not one
+    table concatenated with its own copy."""
+    code = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+COLS = ['mean_grip', 'label']
+def features(raw, label):
+    out = pd.DataFrame(columns=COLS)
+    for _, r in raw.iterrows():
+        out = out.append({'mean_grip': r['grip'], 'label': label}, ignore_index=True)
+    return out
+both = pd.concat([features(pd.read_csv('a.csv'), 0), features(pd.read_csv('b.csv'), 1)])
+Xtr, Xte, ytr, yte = train_test_split(both[['mean_grip']], both['label'], random_state=0)
+print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))"""
+    assert not {f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")}

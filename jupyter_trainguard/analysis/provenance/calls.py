@@ -325,7 +325,7 @@ class Calls:
         if not with_rows and (table := self.score_table(e, args + list(kws.values()))) is not None:
             return table
         if not with_rows:  # `pd.DataFrame()` filled column by column: rows of its own until a column brings rows
-            src = self.source(e, "made" if args or kws else "empty")
+            src = self.literal_table(e) if args or kws else self.source(e, "empty")
             src.stats = frozenset().union(*(d.all_stats for d in data))
             src = self.new_frame(src) if self.parsed.qualname(e.func).startswith("pandas") else src
             if data:  # a table built from values without rows (selector flags, column names): no data rows

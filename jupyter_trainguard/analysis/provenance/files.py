@@ -97,6 +97,19 @@ class Files:
             rest = tuple((k.arg, ast.dump(k.value)) for k in node.keywords if k.arg in ROW_KEYWORDS)
         return (call_leaf(node), path, *rest)
 
+    def literal_table(self, e: ast.Call) -> Val:
+        """A table typed into the notebook (`pd.DataFrame({'a': [6, 1, 8], ...})`, or a name bound to such a
+        literal): rows of its own, the same rows wherever the very same literal is built again (a lab that retypes
+        its data in every cell)."""
+        data = e.args[:1] or [k.value for k in e.keywords if k.arg in ("data", "object")]  # (not `columns=` alone)
+        given = [self.bound_nodes.get(a.id) if isinstance(a, ast.Name) else a
+                 for a in data + [k.value for k in e.keywords if k.arg not in ("data", "object")]]
+        if data and all(isinstance(g, (ast.Dict, ast.List, ast.Tuple)) and _literal(g) for g in given):
+            key = ("literal", tuple(ast.dump(g) for g in given))
+            sid = self.read_paths.setdefault(key, ("made", next(self._ids)))
+            return Val("data", rows=frozenset({(sid,)}), site=self.site(e))
+        return self.source(e, "made")
+
     def corpus_read(self, q: str, e: ast.Call) -> Val | None:
         """`movie_reviews.words(fileid)`, `movie_reviews.words()`: texts of one NLTK corpus, the same rows whichever
         call reads them (a word list such as `stopwords.words('english')` holds no rows)."""
@@ -260,3 +273,9 @@ def _before_folds(tok: tuple, selections: dict) -> tuple:
         if sel is not None and sel.kind == "folds":
             return tok[:k]
     return tok
+
+
+def _literal(node: ast.AST) -> bool:
+    """Only constants inside (nested lists, tuples and dicts of them)."""
+    return all(isinstance(n, (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Load, ast.UnaryOp, ast.USub))
+               for n in ast.walk(node))
