@@ -619,6 +619,19 @@ def test_hugging_face_trainer_keeping_the_best_checkpoint_on_test() -> None:
     assert "LEAK004" not in _rule_ids(hf.replace("{split}", "test").replace("load_best_model_at_end=True", ""))
 
 
+def test_a_notebook_subclass_of_the_trainer_is_still_the_trainer() -> None:
+    """`class WeightedTrainer(Trainer)` overriding only its loss is built, fitted and evaluated as a `Trainer`: its
+    best checkpoint on the test part is a choice there."""
+    hf = ("from datasets import load_dataset\nfrom transformers import Trainer, TrainingArguments\n"
+          "class WeightedTrainer(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False):\n"
+          "        return super().compute_loss(model, inputs, return_outputs)\n"
+          "raw = load_dataset('imdb')\nargs = TrainingArguments('out', load_best_model_at_end=True)\n"
+          "trainer = WeightedTrainer(model=None, args=args, train_dataset=raw['train'], eval_dataset=raw['test'])\n"
+          "trainer.train()\nprint(trainer.evaluate())")
+    assert "LEAK004" in _rule_ids(hf)
+    assert "LEAK004" not in _rule_ids(hf.replace("load_best_model_at_end=True", ""))
+
+
 def test_false_alarms_seen_on_textbook_notebooks_stay_quiet() -> None:
     split = "Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)\n"
     plot = (split + "from sklearn.metrics import confusion_matrix\nm = LogisticRegression().fit(Xtr, ytr)\n"

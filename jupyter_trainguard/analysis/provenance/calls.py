@@ -79,6 +79,9 @@ class Calls:
             if target.kind == "func" and target.func is not None:
                 return self.curve_prediction(e, args, kws) or self.inline(target, e, args, kws)
             if target.kind == "func" and func.id in self.user_classes:
+                base = self.trainer_base(self.user_classes[func.id])  # `class Weighted(Trainer)`: still a trainer
+                if base:
+                    return self.construct(base, lookup_class(base), e)
                 return self.user_instance(func.id, e, args, kws)
             if target.kind == "obj":
                 return self.call_obj(target, e, args, kws)

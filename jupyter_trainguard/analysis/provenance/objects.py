@@ -146,6 +146,16 @@ class Objects:
                 return True
         return False
 
+    def trainer_base(self, cls: ast.ClassDef) -> str | None:
+        """The library trainer a notebook class derives from (`class WeightedTrainer(Trainer)` overriding its loss):
+        built, fitted and evaluated as that trainer."""
+        for b in cls.bases:
+            q = self.parsed.qualname(b)
+            row = lookup_class(q) if q else None
+            if row is not None and row.role == "trainer":
+                return q
+        return None
+
     def find_method(self, cls: ast.ClassDef, name: str, depth: int = 0) -> ast.FunctionDef | None:
         for f in cls.body:
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name:
