@@ -84,3 +84,26 @@ def test_the_only_held_out_part_of_a_project_loader_watched_with_early_stopping(
     src = LOADED.format(parts="fit_ds, test_ds", retrain="", watched="test_ds",
                         scores="print(model.evaluate(test_ds))")
     assert "LEAK004" in {f.rule_id for f in analyze_sources([src]).findings}
+
+
+METRIC_HELPER = """import pandas as pd
+import matplotlib.pyplot as plt
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import Ridge
+from sklearn.ensemble import RandomForestRegressor
+from src.metrics import smape
+sales = pd.read_csv('sales.csv')
+X_tr, X_te, y_tr, y_te = train_test_split(sales.drop(columns='units'), sales['units'], random_state=3)
+for model in [Ridge(), RandomForestRegressor()]:
+    model.fit(X_tr, y_tr)
+    {use}"""
+
+
+def test_an_imported_function_setting_predictions_against_their_labels_is_a_metric() -> None:
+    """`smape(y_te, model.predict(X_te))` from the project's own module: labels and predictions of the same rows,
+    whatever the name, are being compared; two models compared that way on the test part choose there. Plotted
+    against each other by a plotting library, nothing is scored."""
+    scored = analyze_sources([METRIC_HELPER.format(use="print(smape(y_te, model.predict(X_te)))")]).findings
+    assert "LEAK005" in {f.rule_id for f in scored}
+    plotted = analyze_sources([METRIC_HELPER.format(use="plt.scatter(y_te, model.predict(X_te))")]).findings
+    assert not [f for f in plotted if f.rule_id.startswith("LEAK")]

@@ -1,18 +1,25 @@
 """Names the analysis cannot follow (a project's helper module, a library it does not know, a cell it could not
 read), known by how the notebook uses them: fitted on features and labels, a model; fitted on by a transformer,
 indexed like a table (`df[['a', 'b']]`, `df.loc[...]`) or sent through a table's methods (`df.dropna()`), rows;
-a helper whose name says it scores, given a fitted model and data (`print_metrics(model, X, y)`), an evaluation."""
+a helper whose name says it scores, given a fitted model and data (`print_metrics(model, X, y)`), an evaluation;
+an imported function given the labels of some rows and a model's predictions for them (`wmae(y_val, pred)`), a
+metric."""
 
 from __future__ import annotations
 
 import ast
 
+from .rows import covered
 from .values import Obj, Val
 
 FRAME_METHODS = frozenset({"drop", "dropna", "fillna", "groupby", "head", "merge", "sort_values", "reset_index",
                            "describe", "isnull", "isna", "astype", "to_numpy", "value_counts", "select_dtypes",
                            "set_index", "query", "iterrows", "tail", "info", "nunique", "pct_change", "rolling",
                            "resample"})
+
+LIBRARY_ROOTS = frozenset({"matplotlib", "seaborn", "plotly", "bokeh", "altair", "yellowbrick", "scikitplot",
+                           "IPython", "pandas", "numpy", "scipy", "statsmodels", "sklearn", "tensorflow", "keras",
+                           "torch", "xgboost", "lightgbm", "catboost", "builtins", "print"})  # plots, tests, APIs
 
 
 class ByUse:
@@ -69,3 +76,17 @@ class ByUse:
             return False
         self.add_eval(args[at].obj, x, "scored by a helper", e, scored=True)
         return True
+
+
+    def compares_predictions(self, q: str, args: list) -> bool:
+        """An imported function the analysis does not know, given first the labels of some rows and a model's
+        predictions for those very rows (or the other way round): it sets predictions against the truth, as a
+        metric does (`wmae(y_val, model.predict(X_val))`, `smape(y, p)`); plots, statistical tests and the libraries
+        the API table knows excepted."""
+        if not q or q.split(".", 1)[0] in LIBRARY_ROOTS:
+            return False
+        first = [a for a in args[:2] if a is not None]
+        preds = [a for a in first if a.kind == "pred" and a.rows]
+        truth = [a for a in first if a.kind == "data" and a.rows]
+        return len(preds) == 1 and len(truth) == 1 and covered(preds[0].rows, truth[0].rows) and \
+            covered(truth[0].rows, preds[0].rows) and not any(ev.data is truth[0] for ev in preds[0].evals)

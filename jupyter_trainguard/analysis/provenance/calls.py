@@ -142,7 +142,8 @@ class Calls:
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
         if data and scores_by_name(leaf) and self.scored_by_helper(args, e):
             return Val("score", site=self.site(e))
-        if data and (scores_by_name(leaf) or leaf in COMPARING and root in ("numpy", "torch", "scipy")):
+        if data and (scores_by_name(leaf) or leaf in COMPARING and root in ("numpy", "torch", "scipy") or
+                     self.compares_predictions(q, args)):
             # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
             # scores what it is given, as sklearn's `*_score` do
             return self.against_labels(self.derive(e, data), data, e)
