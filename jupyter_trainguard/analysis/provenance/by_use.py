@@ -21,6 +21,8 @@ LIBRARY_ROOTS = frozenset({"matplotlib", "seaborn", "plotly", "bokeh", "altair",
                            "IPython", "pandas", "numpy", "scipy", "statsmodels", "sklearn", "tensorflow", "keras",
                            "torch", "xgboost", "lightgbm", "catboost", "builtins", "print"})  # plots, tests, APIs
 
+DRAWS = ("plot", "show", "display", "draw", "visual", "chart", "graph")  # `plotPredictions(y, p)` draws
+
 
 class ByUse:
     """Mixin: values of names the analysis cannot follow, from their use."""
@@ -82,8 +84,8 @@ class ByUse:
         """An imported function the analysis does not know, given first the labels of some rows and a model's
         predictions for those very rows (or the other way round): it sets predictions against the truth, as a
         metric does (`wmae(y_val, model.predict(X_val))`, `smape(y, p)`); plots, statistical tests and the libraries
-        the API table knows excepted."""
-        if not q or q.split(".", 1)[0] in LIBRARY_ROOTS:
+        the API table knows excepted, and helpers whose names say they draw."""
+        if not q or q.split(".", 1)[0] in LIBRARY_ROOTS or any(w in q.rsplit(".", 1)[-1].lower() for w in DRAWS):
             return False
         first = [a for a in args[:2] if a is not None]
         preds = [a for a in first if a.kind == "pred" and a.rows]
