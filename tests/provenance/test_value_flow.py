@@ -170,6 +170,11 @@ PAIRS = [
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
      HORIZON + "X, y = df[['a', 'b']].iloc[:-steps], df[target].iloc[:-steps]\n"
      "Xtr, Xte, ytr, yte = train_test_split(X, y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("a-list-of-frames-joined-at-once", "LEAK001",
+     "from sklearn.model_selection import cross_val_score\ngrp = pd.DataFrame()\ngrp['med'] = df.groupby('b')['a'].transform('median')\nX = df[['a']].join([grp])\n"
+     "print(cross_val_score(Ridge(), X, df['c'], cv=5))",
+     "from sklearn.model_selection import cross_val_score\ngrp = pd.DataFrame()\ngrp['twice'] = df['a'] * 2\nX = df[['a']].join([grp])\n"
+     "print(cross_val_score(Ridge(), X, df['c'], cv=5))"),
     ("a-metric-helper-from-another-module", "LEAK007",
      "from project.evaluation import calculate_metrics, plotPredictions\nXtr, Xte, ytr, yte = train_test_split(df[['a', 'b']], df['c'])\n"
      "m = Ridge().fit(Xtr, ytr)\nprint(calculate_metrics(ytr, m.predict(Xtr)))\nplotPredictions(ytr, m.predict(Xtr))",

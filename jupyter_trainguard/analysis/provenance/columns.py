@@ -126,7 +126,9 @@ class Columns:
 
     def joined(self, attr: str, e: ast.Call, parts: list) -> Val | None:
         """Frames stacked or joined: their rows and statistics; a `merge`/`join` keeps the statistics that reached
-        single named columns on those columns (a column a later aggregation leaves out takes them away)."""
+        single named columns on those columns (a column a later aggregation leaves out takes them away). A list of
+        frames joined at once (`X.join([A, B])`) gives each of them."""
+        parts = [i for p in parts for i in (p.items or () if p is not None and p.kind == "seq" else (p,))]
         out = self.derive(e, parts)
         data = [p for p in parts if p is not None and p.is_data]
         if out is not None and attr == "merge":
