@@ -118,3 +118,26 @@ both = pd.concat([features(pd.read_csv('a.csv'), 0), features(pd.read_csv('b.csv
 Xtr, Xte, ytr, yte = train_test_split(both[['mean_grip']], both['label'], random_state=0)
 print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))"""
     assert not {f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")}
+
+
+def test_lists_filled_by_each_call_of_a_loader_are_other_rows_each_time() -> None:
+    """`xs = []` filled from a folder inside a loader called for the training and the test folder: the empty list
+    typed in the loader is no table typed in, so the two calls return other rows."""
+    code = """import os
+import numpy as np
+import cv2
+from sklearn.svm import SVC
+from sklearn.metrics import f1_score
+def load(folder):
+    xs = []
+    ys = []
+    for label, name in enumerate(['neg', 'pos']):
+        for f in os.listdir(os.path.join(folder, name)):
+            xs.append(cv2.imread(os.path.join(folder, name, f), 0).flatten() / 255.0)
+            ys.append(label)
+    return np.array(xs), np.array(ys)
+X_train, y_train = load('scans/train')
+X_test, y_test = load('scans/test')
+m = SVC().fit(X_train, y_train)
+print(f1_score(y_test, m.predict(X_test)))"""
+    assert not {f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")}

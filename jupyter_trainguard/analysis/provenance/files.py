@@ -276,6 +276,8 @@ def _before_folds(tok: tuple, selections: dict) -> tuple:
 
 
 def _literal(node: ast.AST) -> bool:
-    """Only constants inside (nested lists, tuples and dicts of them)."""
-    return all(isinstance(n, (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Load, ast.UnaryOp, ast.USub))
-               for n in ast.walk(node))
+    """Values typed in: only constants inside (nested lists, tuples and dicts of them), and some of them (an empty
+    list bound to a name is filled later: `xs = []` then `xs.append(...)` in each call is new rows every time)."""
+    nodes = list(ast.walk(node))
+    typed = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Load, ast.UnaryOp, ast.USub)
+    return sum(isinstance(n, ast.Constant) for n in nodes) >= 4 and all(isinstance(n, typed) for n in nodes)
