@@ -136,6 +136,8 @@ def test_a_setting_picked_inside_each_fold_by_that_fold_s_score() -> None:
     [f] = [f for f in analyze_sources([PICKED.format(body=INSIDE)]).findings if f.rule_id.startswith("LEAK")]
     assert f.rule_id == "LEAK004" and f.severity.value == "warning" and f.evidence["cross_validation"]
     assert "inside the fold loop" in f.message and "`acc > best`" in f.message
+    assert "held-out fold of `KFold(5, shuffle=True, random_state=0).split(X)`" in f.message
+    assert f.evidence["folds"]["code"].startswith("KFold(5")
 
 
 @pytest.mark.parametrize("body", [

@@ -162,14 +162,17 @@ def _chosen_on_scored_fold(rec: Record) -> list[Leak]:
                for e in rec.evals):
             continue
         ev = evs[0]
+        split = next((sel.site for tok in sorted(ev.data.rows, key=repr) for key, part in tok[1:]
+                      if (sel := rec.selections.get(key)) is not None and sel.kind == "folds" and part == "test"), None)
+        of = f" of {code(split)} in {split.where()}" if split is not None else ""
         out.append(Leak("selection", site,
-                        f"Scores on each held-out fold `{ev.data.text()}` by {code(ev.site)} in {ev.site.where()} "
-                        f"are compared inside the fold loop to pick an epoch or setting in {site.where()} "
-                        f"({code(site)}): each fold is then scored on the rows that made the choice, so the "
-                        f"cross-validated score is optimistic (pick on a split of the fold's training rows, or fix "
-                        f"the number of epochs).",
+                        f"Scores on each held-out fold{of} (`{ev.data.text()}`) by {code(ev.site)} in "
+                        f"{ev.site.where()} are compared inside the fold loop to pick an epoch or setting in "
+                        f"{site.where()} ({code(site)}): each fold is then scored on the rows that made the choice, "
+                        f"so the cross-validated score is optimistic (pick on a split of the fold's training rows, or "
+                        f"fix the number of epochs).",
                         evidence={"choice": step_text(site), "evaluation": step_text(ev.site),
-                                  "cross_validation": True},
+                                  "folds": step_text(split), "cross_validation": True},
                         severity="warning"))
     return out
 
