@@ -67,3 +67,44 @@ def test_counts_shown_or_taken_from_the_training_split_are_clean() -> None:
     assert _findings(_split_first(
         "top = f_tr['rooms'].value_counts().index[0]\n"
         "f_tr, f_te = f_tr.fillna({'rooms': top}), f_te.fillna({'rooms': top})")) == []
+
+
+MODEL_FILL = """from sklearn.ensemble import RandomForestRegressor
+known = {frame}[{frame}.rooms.notnull()]
+rf_rooms = RandomForestRegressor(random_state=0).fit(known[['area', 'age']], known['rooms'])
+{write}"""
+
+
+@pytest.mark.parametrize("write", [
+    "gaps = homes.rooms.isnull()\nhomes.loc[gaps, 'rooms'] = rf_rooms.predict(homes.loc[gaps, ['area', 'age']])",
+    "homes['rooms_hat'] = rf_rooms.predict(homes[['area', 'age']])\n"
+    "homes.loc[homes.rooms.isnull(), 'rooms'] = homes['rooms_hat']",
+])
+def test_a_model_fitted_on_every_row_filling_missing_values_is_an_imputer_before_the_split(write: str) -> None:
+    """A regressor fitted on the rows whose value is known, its predictions written into the table's cells: a
+    model-based imputer. Fitted before the split, the held-out rows' values shaped the fill (LEAK001); its
+    predictions over every row, its own training rows among them, are values, not a score (no LEAK003)."""
+    found = {f.rule_id for f in _findings(MODEL_FILL.format(frame="homes", write=write), SCORE)}
+    assert "LEAK001" in found and "LEAK003" not in found and "LEAK007" not in found
+
+
+def test_a_model_imputer_fitted_on_the_training_part_only_is_clean() -> None:
+    fill = MODEL_FILL.format(frame="f_tr", write="f_tr.loc[f_tr.rooms.isnull(), 'rooms'] = "
+                                                 "rf_rooms.predict(f_tr.loc[f_tr.rooms.isnull(), ['area', 'age']])\n"
+                                                 "f_te.loc[f_te.rooms.isnull(), 'rooms'] = "
+                                                 "rf_rooms.predict(f_te.loc[f_te.rooms.isnull(), ['area', 'age']])")
+    assert _findings(_split_first(fill)) == []
+
+
+def test_out_of_fold_predictions_stored_as_a_column_are_no_imputer() -> None:
+    """Stacking: each row's value predicted by the fold model that did not see it, the column then a feature of a
+    second model; no fill learned from the held-out rows (the fold models are no imputer)."""
+    stack = """from sklearn.model_selection import KFold, cross_val_score
+from sklearn.linear_model import Ridge
+feats = homes[['area', 'age']]
+oof = np.zeros(len(homes))
+for tr, va in KFold(5, shuffle=True, random_state=0).split(feats):
+    oof[va] = Ridge().fit(feats.iloc[tr], homes['sold'].iloc[tr]).predict(feats.iloc[va])
+homes['ridge_oof'] = oof
+print(cross_val_score(LogisticRegression(), homes[['area', 'age', 'ridge_oof']], homes['sold'], cv=5))"""
+    assert "LEAK001" not in {f.rule_id for f in _findings(stack)}

@@ -1,7 +1,7 @@
 """Missing values filled from other rows: the most frequent value (`s.value_counts().index[0]`, a mode as an
-imputer learns it) and values drawn at random from a column's rows (`np.random.choice(values, size=n)`, or
-`.sample(n)` written into other rows' cells: a random-sample fill). Both carry a statistic of the rows they come
-from."""
+imputer learns it), values drawn at random from a column's rows (`np.random.choice(values, size=n)`, or
+`.sample(n)` written into other rows' cells: a random-sample fill), and a model's predictions written into a
+table's cells (a model-based imputer). Each carries a statistic of the rows it was learned from."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import ast
 
 from .astutil import most_frequent
 from .rows import key_kind
-from .values import Val
+from .values import Fit, Val
 
 
 class Fills:
@@ -42,3 +42,22 @@ class Fills:
                      and n.func.attr == "sample"), v.site.node if v.site is not None and v.site.node else node)
         fit = self.add_fit("statistic", "sample", Val("data", rows=base.rows, stats=base.stats, site=v.site), draw)
         return v._replace(stats=v.stats | {fit})
+
+    def imputed(self, v: Val | None, t: ast.Subscript) -> Val | None:
+        """A model's predictions written into a table's cells (`df.loc[miss, 'age'] = rf.predict(df.loc[miss, cols])`,
+        `df['age_hat'] = rf.predict(df[cols])`): the model fills values, an imputer. The cells carry what it learned
+        from the rows it was fitted on, as a statistic; unless a metric reads them later, they evaluate nothing.
+        Out-of-fold predictions stored as a column (stacking) are left as they are."""
+        col = t.slice.elts[1] if isinstance(t.value, ast.Attribute) and t.value.attr in ("loc", "at") and \
+            isinstance(t.slice, ast.Tuple) and len(t.slice.elts) == 2 else t.slice
+        named = isinstance(col, ast.Constant) and isinstance(col.value, str)  # (out-of-fold cells `S[idx, i]`: no)
+        fits = [ev.fit for ev in (v.evals if v is not None and v.kind == "pred" and named else ()) if
+                ev.fit is not None and ev.fit.kind == "model" and ev.fit.rows and
+                not any(kind == "folds" for _lid, kind in ev.loops)]  # (out-of-fold predictions: stacking)
+        if not fits:
+            return v
+        self.rec.imputed.update(id(ev) for ev in v.evals)
+        made = self.__dict__.setdefault("_imputers", {})
+        learned = frozenset(made.setdefault(id(f), Fit("statistic", f.cls, f.rows, f.stats, f.site, obj=f.obj,
+                                                       data_name=f.data_name)) for f in fits)
+        return v._replace(stats=v.stats | learned)

@@ -287,6 +287,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             return
         if not base.is_data:
             return
+        v = self.imputed(v, t)  # a model's predictions filling a named column (not out-of-fold cells `S[idx, i]`)
         col, v, whole = self.written_column(t, base_node, base, v, rhs)
         if v is not None and v.is_data and col is not None and whole:
             cols = dict(base.cols or {})

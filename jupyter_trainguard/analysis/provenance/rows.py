@@ -49,6 +49,7 @@ class Selection(Record, eq=False):
 
 RANDOM = frozenset({"split", "folds", "sample", "resample"})  # (two bootstraps of the same rows share rows)
 _DRAWN = frozenset({"split", "folds", "sample"})  # random parts that make no copies
+_PICKED = frozenset({"mask", "null"})  # subsets picked by a test of the rows (`df[keep]`, `df[df.age.notnull()]`)
 
 
 def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
@@ -69,7 +70,7 @@ def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
         # two different random selections of the same rows (a second split, folds after a split) share rows; so
         # do a random selection and a subset picked by a mask (`df.iloc[keep]` beside a split of `df`)
         ka, kb = key_kind(sa[0]), key_kind(sb[0])
-        return ka in RANDOM and kb in RANDOM or ka == "mask" and kb in _DRAWN or kb == "mask" and ka in _DRAWN
+        return ka in RANDOM and kb in RANDOM or ka in _PICKED and kb in _DRAWN or kb in _PICKED and ka in _DRAWN
     return True
 
 

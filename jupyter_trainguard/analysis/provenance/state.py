@@ -32,12 +32,13 @@ class Record(_Record):
     synthetic: set = factory(set)  # resampling keys of oversamplers that interpolate new rows (SMOTE, ADASYN)
     touched: set = factory(set)  # selection steps of data given to calls the analysis cannot follow
     typed: dict = factory(dict)  # id of a ranking's fit -> the Sites where columns were typed in after its read
+    imputed: set = factory(set)  # ids of evaluations whose predictions were written into a table's cells
 
     def __init__(self, fits: list[Fit] = FACTORY, evals: list[Eval] = FACTORY, selections: dict = FACTORY,
                  eval_sets: list = FACTORY, held_out_parts: list = FACTORY, torch_objects: list = FACTORY,
                  env: dict = FACTORY, derived: dict = FACTORY, supervised: list = FACTORY, reports: list = FACTORY,
                  splits: list = FACTORY, choices: list = FACTORY, synthetic: set = FACTORY,
-                 touched: set = FACTORY, typed: dict = FACTORY) -> None:
+                 touched: set = FACTORY, typed: dict = FACTORY, imputed: set = FACTORY) -> None:
         self.fits = [] if fits is FACTORY else fits
         self.evals = [] if evals is FACTORY else evals
         self.selections = {} if selections is FACTORY else selections
@@ -53,6 +54,7 @@ class Record(_Record):
         self.synthetic = set() if synthetic is FACTORY else synthetic
         self.touched = set() if touched is FACTORY else touched
         self.typed = {} if typed is FACTORY else typed
+        self.imputed = set() if imputed is FACTORY else imputed
 
 
 UNKNOWN = object()

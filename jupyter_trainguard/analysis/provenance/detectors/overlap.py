@@ -47,6 +47,8 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
             seen.add(("fit", id(dup[0])))
         elif not (covered(scored, trained) or covered(trained, scored)) and _nested(*pair):
             continue  # each side holds rows the other lacks (window context before the test rows): not proven
+        if not ev.scored and id(ev) in rec.imputed:
+            continue  # predictions that fill a table's cells (a model-based imputer): values, not a score
         if (not ev.scored or ev.method == "kneighbors") and ev.obj is not None and ev.obj.learned is not None:
             continue  # a clusterer's labels for its rows (`KMeans().fit(X).predict(X)`) that nothing scores, or the
             # neighbours of an item looked up in the table it indexes (a recommender's query)
