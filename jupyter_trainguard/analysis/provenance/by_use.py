@@ -44,8 +44,8 @@ class ByUse:
     def model_from_elsewhere(self, node: ast.expr, attr: str, e: ast.Call) -> Val | None:
         """`model = helpers.build_model(); model.fit(X, y)`: a name the analysis cannot follow, fitted on features
         and labels (or on batches of both, with `validation_data`), is a model of unknown kind from here on (a
-        transformer's `fit` takes no labels). So is a name
-        an unknown call made from data (`clf = make_clf(preprocessor)`): tables and arrays have no `fit`."""
+        transformer's `fit` takes no labels). So is a name an unknown call made from data (`clf =
+        make_clf(preprocessor)`): tables and arrays have no `fit`."""
         cur = self.env.get(node.id) if isinstance(node, ast.Name) else None
         if attr not in ("fit", "fit_generator") or not isinstance(node, ast.Name) or \
                 cur is not None and cur.kind != "data":
@@ -78,7 +78,6 @@ class ByUse:
             return False
         self.add_eval(args[at].obj, x, "scored by a helper", e, scored=True)
         return True
-
 
     def compares_predictions(self, q: str, args: list) -> bool:
         """An imported function the analysis does not know, given first the labels of some rows and a model's
