@@ -144,8 +144,8 @@ class Calls:
             return Val("score", site=self.site(e))
         if data and (scores_by_name(leaf) or leaf in COMPARING and root in ("numpy", "torch", "scipy") or
                      self.compares_predictions(q, args)):
-            # a helper metric from another module (`calculate_metrics(y_test, pred)`): the API's own name says it
-            # scores what it is given, as sklearn's `*_score` do
+            # a helper metric from another module (`calculate_metrics(y_test, pred)`): its name says it scores what
+            # it is given, as sklearn's `*_score` do, or it is given predictions and the labels of the same rows
             return self.against_labels(self.derive(e, data), data, e)
         if data and loads_by_name(leaf) and not any(a.rows for a in data):
             return self.source(e, "read")  # `yf.download(t, start=df.index.min())`: a bound learns nothing of them
