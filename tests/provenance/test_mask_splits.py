@@ -236,3 +236,38 @@ print(accuracy_score(extra["y"], m.predict(extra.drop(columns="y"))))"""
 def test_rows_picked_by_an_index_list_beside_a_random_sample(picked: str, leaks: bool) -> None:
     found = {f.rule_id for f in analyze_sources([HEAD, LEFT_OVER.format(extra="extra", picked=picked)]).findings}
     assert ("LEAK003" in found) is leaks
+
+
+BOTH_FILES = """from sklearn.model_selection import train_test_split
+both = pd.concat([pd.read_csv("train.csv"), pd.read_csv("test.csv")])
+both['age'] = both['age'].fillna(30)
+unlabelled = both[both['y'].isnull()]
+labelled = {labelled}
+X_tr, X_va, y_tr, y_va = train_test_split(labelled.drop(columns='y'), labelled['y'], random_state=0)
+m = LogisticRegression().fit(X_tr, y_tr)
+print(accuracy_score(y_va, m.predict(X_va)))
+submission = m.predict(unlabelled.drop(columns='y'))"""
+
+
+@pytest.mark.parametrize("labelled, overlaps", [
+    ("both.dropna()", False),  # complete in every column, the label among them: none of the unlabelled rows
+    ("both[both['y'].notnull()]", False),
+    # of some columns the rows are kept as they are (the analysis does not know which rows miss a value there): every
+    # row, the unlabelled ones included
+    ("both[['age', 'y']].dropna()", True),
+])
+def test_a_whole_table_s_dropna_keeps_none_of_the_rows_a_null_test_picks(labelled: str, overlaps: bool) -> None:
+    """Train and test files stacked, then told apart again: the unlabelled rows (`y` missing) are not among the
+    rows `dropna()` keeps, so predicting them is no prediction on training rows."""
+    found = {f.rule_id for f in analyze_sources([HEAD, BOTH_FILES.format(labelled=labelled)]).findings}
+    assert ("LEAK003" in found) is overlaps
+
+
+def test_a_whole_table_s_dropna_still_shares_rows_with_a_random_part() -> None:
+    """`df.dropna()` is a subset of the table: a split of the table holds some of its rows."""
+    code = """from sklearn.model_selection import train_test_split
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns='y'), df['y'], random_state=0)
+full = df.dropna()
+m = LogisticRegression().fit(full.drop(columns='y'), full['y'])
+print(accuracy_score(y_te, m.predict(X_te)))"""
+    assert "LEAK003" in {f.rule_id for f in analyze_sources([HEAD, code]).findings}

@@ -165,6 +165,19 @@ def one_subset(e: ast.Call) -> str | None:
     return sub.value if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else None
 
 
+def dropped_rows(e: ast.Call) -> tuple | None:
+    """The rows a `dropna` keeps, as (selection key, side): `dropna(subset=['c'])` the side `df[df.c.isna()]` leaves;
+    a whole table's `df.dropna()` the rows complete in every column (`("null", "*")`: none of the rows a null test of
+    one of its columns picks). Of a column or of some columns (`df[cols].dropna()`) the rows are kept as they are,
+    for the statistics computed on them."""
+    if const(kw(e, "axis")) not in (None, 0, "index") or e.args:
+        return None
+    if one_subset(e) is not None:
+        return ("null", one_subset(e)), "not"
+    whole = isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name)
+    return (("null", "*"), "not") if whole and kw(e, "subset") is None and kw(e, "how") is None else None
+
+
 def _counts_call(node: ast.AST) -> ast.Call | None:
     return node if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
         node.func.attr == "value_counts" else None

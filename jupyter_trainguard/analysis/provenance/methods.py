@@ -8,7 +8,7 @@ import ast
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import COUNT_ARGS, ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
-from .astutil import const, kw, mask_steps, most_frequent, names_time, one_subset, regrouped, text
+from .astutil import const, dropped_rows, kw, mask_steps, most_frequent, names_time, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
@@ -283,8 +283,8 @@ class Methods:
             if isinstance(frac, ast.Constant) and isinstance(frac.value, float) and 0.3 <= frac.value < 1:
                 self.note_split(e, [recv], True, "sample")  # df.sample(frac=0.8): a random training part
             return self.select(recv, ("sample", text(e)), "sub", "mask", e)
-        if attr == "dropna" and one_subset(e) is not None and const(kw(e, "axis")) in (None, 0, "index"):
-            out = self.select(recv, ("null", one_subset(e)), "not", "mask", e)  # the rows `df[df.c.isna()]` leaves
+        if attr == "dropna" and (dropped := dropped_rows(e)) is not None:
+            out = self.select(recv, *dropped, "mask", e)  # the rows `df[df.c.isna()]` leaves, or a table's complete
             if const(kw(e, "inplace")) is True and isinstance(e.func.value, ast.Name):
                 self.assign(e.func.value, out, e)
                 return None

@@ -70,6 +70,8 @@ def tokens_overlap(a: Token, b: Token, slices: bool = True) -> bool:
         # two different random selections of the same rows (a second split, folds after a split) share rows; so
         # do a random selection and a subset picked by a mask (`df.iloc[keep]` beside a split of `df`)
         ka, kb = key_kind(sa[0]), key_kind(sb[0])
+        if ka == kb == "null" and "*" in (sa[0][1], sb[0][1]):  # `df.dropna()` beside a null test of one column
+            return {sa[1], sb[1]} != {"not", "sub"}
         return ka in RANDOM and kb in RANDOM or ka in _PICKED and kb in _DRAWN or kb in _PICKED and ka in _DRAWN
     return True
 
