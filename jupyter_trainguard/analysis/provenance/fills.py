@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import most_frequent
+from .columns import loc_cols
 from .rows import key_kind
 from .values import Fit, Val
 
@@ -48,8 +49,7 @@ class Fills:
         `df['age_hat'] = rf.predict(df[cols])`): the model fills values, an imputer. The cells carry what it learned
         from the rows it was fitted on, as a statistic; unless a metric reads them later, they evaluate nothing.
         Out-of-fold predictions stored as a column (stacking) are left as they are."""
-        col = t.slice.elts[1] if isinstance(t.value, ast.Attribute) and t.value.attr in ("loc", "at") and \
-            isinstance(t.slice, ast.Tuple) and len(t.slice.elts) == 2 else t.slice
+        col = loc_cols(t.slice) if isinstance(t.value, ast.Attribute) and t.value.attr in ("loc", "at") else t.slice
         named = isinstance(col, ast.Constant) and isinstance(col.value, str)  # (out-of-fold cells `S[idx, i]`: no)
         fits = [ev.fit for ev in (v.evals if v is not None and v.kind == "pred" and named else ()) if
                 ev.fit is not None and ev.fit.kind == "model" and ev.fit.rows and
@@ -57,7 +57,6 @@ class Fills:
         if not fits:
             return v
         self.rec.imputed.update(id(ev) for ev in v.evals)
-        made = self.__dict__.setdefault("_imputers", {})
-        learned = frozenset(made.setdefault(id(f), Fit("statistic", f.cls, f.rows, f.stats, f.site, obj=f.obj,
-                                                       data_name=f.data_name)) for f in fits)
+        learned = frozenset(self.imputers.setdefault(id(f), Fit("statistic", f.cls, f.rows, f.stats, f.site, obj=f.obj,
+                                                                  data_name=f.data_name)) for f in fits)
         return v._replace(stats=v.stats | learned)

@@ -68,6 +68,7 @@ class State:
         self.cell: object = None
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
+        self.imputers: dict = {}  # id of a model's fit -> the statistic its predictions written into a table carry
         self.growing: set[str] = set()  # in a loop: the names the statement being run assigns (`acc = f(acc, x)`)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
