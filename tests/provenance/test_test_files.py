@@ -355,3 +355,33 @@ def test_models_compared_on_a_test_file_then_the_chosen_one_refitted_on_every_ro
     assert multi_test(COMPARE_ON_FILE, refit) == {"LEAK005"}
     scored_again = refit + "\nprint(accuracy_score(test['y'], final.predict(test.drop(columns='y'))))"
     assert "LEAK005" not in multi_test(COMPARE_ON_FILE, scored_again)  # then it is training data of a scored model
+
+
+TWO_PIPELINES = """import numpy as np
+from sklearn.linear_model import Ridge
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import mean_squared_error
+Xa, ya = np.load("tab_train_X.npy"), np.load("tab_train_y.npy")
+Xa_test, ya_test = np.load("tab_test_X.npy"), np.load("tab_test_y.npy")
+Xs, ys = np.load("seq_train_X.npy"), np.load("seq_train_y.npy")
+Xs_test, ys_test = np.load("seq_test_X.npy"), np.load("seq_test_y.npy")"""
+
+TAB_MODELS_COMPARED = """for m in [Ridge(), RandomForestRegressor()]:
+    m.fit(Xa, ya)
+    print(mean_squared_error(ya_test, m.predict(Xa_test)))"""
+
+SEQ_MODEL_SCORED = """seq = Ridge().fit(Xs.reshape(len(Xs), -1), ys)
+print(mean_squared_error(ys_test, seq.predict(Xs_test.reshape(len(Xs_test), -1))))"""
+
+
+def test_models_compared_on_the_test_file_of_one_pipeline_before_another_pipeline_is_scored() -> None:
+    found = analyze_sources([TWO_PIPELINES, TAB_MODELS_COMPARED, SEQ_MODEL_SCORED]).findings
+    assert {(f.rule_id, f.location.cell) for f in found if f.rule_id in ("LEAK004", "LEAK005")} == {("LEAK005", 1)}
+
+
+def test_a_validation_file_of_the_same_training_file_stays_a_validation_set() -> None:
+    """Models of the same training file scored on `val` and then on `test`: `val` was the validation set."""
+    val_then_test = TAB_MODELS_COMPARED.replace("Xa_test", "Xs_test").replace("ya_test", "ys_test") + \
+        "\nfinal = Ridge().fit(Xa, ya)\nprint(mean_squared_error(ya_test, final.predict(Xa_test)))"
+    found = analyze_sources([TWO_PIPELINES, val_then_test]).findings
+    assert not {f.rule_id for f in found if f.rule_id in ("LEAK004", "LEAK005")}

@@ -281,6 +281,7 @@ def final_places(rec) -> tuple[object, bool]:
         return cached
     trained, split_roots = _trained_roots(rec), _split_roots(rec)
     last_src: dict = {}
+    fitted_on: dict = {}  # held file -> the sources the models scored on it were trained on
     last_split = None
     for ev in rec.evals:
         if not ev.scored or ev.cv or ev.fit is None or ev.fit.kind != "model" or not ev.data.rows:
@@ -290,6 +291,7 @@ def final_places(rec) -> tuple[object, bool]:
         root = None if in_folds else _held_file(rec, ev.data.rows, trained | split_roots)
         if root is not None:
             last_src[root] = max(last_src.get(root, at), at)
+            fitted_on.setdefault(root, set()).update(tok[0] for tok in ev.fit.rows)
         elif _split_final(rec, ev.data.rows):
             last_split = at if last_split is None else max(last_split, at)
     for _obj, v, site, _kwarg, early in rec.eval_sets:  # watched with early stopping: scored on every epoch
@@ -300,9 +302,27 @@ def final_places(rec) -> tuple[object, bool]:
     source = max(last_src, key=last_src.get) if last_src else None
     if source is not None and last_split is not None and last_split > last_src[source]:
         source = None  # a split part scored after the file: the file was a validation set
+    if source is not None:
+        source = _other_pipelines(source, last_src, fitted_on)
     out = (source, source is None)
     _cache(rec)["final_places"] = out
     return out
+
+
+def _other_pipelines(source: frozenset, last_src: dict, fitted_on: dict) -> frozenset:
+    """The test file scored last, with each file scored before it whose models were all trained on other sources
+    than every model scored after it (two pipelines in one notebook, each with its own training and test file).
+    A `val.csv` scored before `test.csv` by models of the same training file stays a validation set."""
+    later: set = set(fitted_on.get(source, ()))
+    out = set(source)
+    for root in sorted(last_src, key=last_src.get, reverse=True):
+        if root == source:
+            continue
+        mine = fitted_on.get(root, set())
+        if mine and later and not mine & later:
+            out |= root
+        later |= mine
+    return frozenset(out)
 
 
 def chosen_by_loops(rec: Recorded, ev: Eval) -> frozenset:
