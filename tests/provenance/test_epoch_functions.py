@@ -73,3 +73,30 @@ def test_the_evaluation_call_of_an_epoch_function_does_not_train(body: str) -> N
     assert "LEAK003" not in rules(body.format(keep=""))  # the validation rows are never trained on
     assert "LEAK004" not in rules(body.format(keep=""))  # scores printed, nothing kept by them
     assert "LEAK004" in rules(body.format(keep=KEEP))  # the best epoch kept by the only held-out rows
+
+
+RESET = """    best = float("inf")
+    if acc < best:
+        best = acc
+        torch.save(model.state_dict(), "best.pth")"""
+
+RESET_PER_TRIAL = """def trial(lr):
+    best = -1.0
+    for epoch in range(5):
+        run_epoch(model, train_loader, optim.SGD(model.parameters(), lr=lr))
+        acc = run_epoch(model, val_loader)
+        if acc > best:
+            best = acc
+            torch.save(model.state_dict(), f"best_{lr}.pth")
+for lr in [0.1, 0.01]:
+    trial(lr)"""
+
+
+def test_a_best_reset_on_every_epoch_keeps_every_epoch_and_chooses_nothing() -> None:
+    """`best` bound to a literal at the top of each pass: the comparison always holds, every epoch is saved."""
+    assert "LEAK004" not in rules(OPTIONAL.format(keep=RESET))
+    assert "LEAK004" in rules(OPTIONAL.format(keep=KEEP))
+
+
+def test_a_best_reset_per_trial_still_keeps_the_best_epoch_of_each_trial() -> None:
+    assert "LEAK004" in rules(OPTIONAL.format(keep="") + "\n" + RESET_PER_TRIAL)

@@ -239,3 +239,15 @@ def range_slice(node: ast.AST) -> ast.Slice | None:
     if const(lower) == 0:
         lower = None
     return ast.copy_location(ast.Slice(lower=lower, upper=upper), node)
+
+
+def literal_like(node: ast.AST) -> bool:
+    """A fixed value: a literal, a module constant (`np.inf`, `math.inf`), `float('inf')`, or one negated."""
+    if isinstance(node, ast.UnaryOp):
+        return literal_like(node.operand)
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.value, ast.Name) and node.attr.lower() in ("inf", "nan", "infty", "pinf", "ninf")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") and \
+        len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)

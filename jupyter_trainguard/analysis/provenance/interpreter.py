@@ -11,7 +11,7 @@ import builtins
 
 from ..names import role_from_name
 from ..parsed import ParsedNotebook
-from .astutil import call_leaf
+from .astutil import call_leaf, literal_like
 from .by_use import ByUse
 from .calls import Calls
 from .carried import CarriedWeights
@@ -121,6 +121,8 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             for t in s.targets:
                 self.assign(t, v, s.value)
                 self.note_constant(t, s.value)
+                if isinstance(t, ast.Name) and self.loops and literal_like(s.value):
+                    self.resets[t.id] = self.loops[-1][0]  # `best = np.inf` at the top of each pass
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.assign(s.target, self.expr(s.value), s.value)
@@ -198,11 +200,14 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
                 self.block(case.body)
 
     def compared_scores(self, test: ast.expr) -> None:
-        """`if acc > best:` — a score compared with another non-constant value picks a candidate."""
+        """`if acc > best:` — a score compared with another non-constant value picks a candidate. A name bound to
+        a literal earlier in the same pass of the innermost loop (`best = np.inf` reset on every epoch) is one."""
+        here = self.loops[-1][0] if self.loops else None
         for n in ast.walk(test):
             if isinstance(n, ast.Compare):
                 parts = [n.left, *n.comparators]
-                if sum(not isinstance(p, ast.Constant) for p in parts) < 2 or \
+                if sum(not isinstance(p, ast.Constant) and not (isinstance(p, ast.Name) and here is not None and
+                                                                 self.resets.get(p.id) == here) for p in parts) < 2 or \
                         all(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in n.ops):
                     continue  # a fixed threshold (acc > 0.9) checks, a membership test (name in scores) looks up
                 self.note_choice([self.expr(p) for p in parts if not isinstance(p, ast.Call)], n)
@@ -213,6 +218,7 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
             t = t.value
         if isinstance(t, ast.Name):
             self.consts.pop(t.id, None)  # rebound (a loop's variable, an unpacked value): no longer a literal
+            self.resets.pop(t.id, None)
             if v is None:
                 self.env.pop(t.id, None)
                 return

@@ -73,6 +73,7 @@ class State:
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)
         self.consts: dict[str, object] = {}  # names bound to a literal number or string (`SEED = 42`)
+        self.resets: dict[str, int] = {}  # names bound to a literal inside a loop's body -> that loop
         self.pass_words: set[str] = set()  # loop variables bound to one word per pass (`for phase in [...]`)
         self.pass_stamp: tuple = ()  # which pass of each loop run once per item is running now
         self.setting_vars: dict[int, frozenset] = {}  # a loop over settings -> the names its passes bind
