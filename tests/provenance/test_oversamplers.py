@@ -166,3 +166,22 @@ def test_a_model_of_an_undersampled_subset_scored_on_a_split_of_all_rows() -> No
     assert "LEAK003" in found
     clean = [f.rule_id for f in analyze_sources([UNDERSAMPLED.format(truth="sy_te", scored="s_te")]).findings]
     assert "LEAK003" not in clean
+
+
+EXTRA = """extra = pd.DataFrame({"text": ["good one", "great stuff", "so nice", "well done"], "label": [1, 1, 1, 1]})
+{loop}
+Xtr, Xte, ytr, yte = train_test_split(df.drop(columns="label"), df["label"], random_state=0)
+print(LogisticRegression().fit(Xtr, ytr).score(Xte, yte))"""
+
+
+@pytest.mark.parametrize("loop, copies", [
+    ("for _ in range(5):\n    df = pd.concat([df, extra], ignore_index=True)", True),
+    ("df = df.dropna()\nfor _ in range(5):\n    df = pd.concat([df, extra], ignore_index=True)", True),
+    ("df = df.dropna()\ndf = pd.concat([df, df])", True),
+    ("df = pd.concat([df, extra], ignore_index=True)", False),
+    ("for path in ['a.csv', 'b.csv']:\n    part = pd.read_csv(path)\n    df = pd.concat([df, part])", False),
+], ids=["loop", "after-dropna", "complete-rows-twice", "once", "new-rows-per-pass"])
+def test_the_same_rows_stacked_on_every_pass_of_a_loop_are_copies(loop: str, copies: bool) -> None:
+    """`df = pd.concat([df, extra])` repeated by a loop copies `extra`'s rows (made before the loop) from the
+    second pass on: copies on both sides of the split. They balance no class (a `dropna` picks complete rows)."""
+    assert rules(EXTRA.replace("{loop}", loop)) == ({"LEAK002"} if copies else set())

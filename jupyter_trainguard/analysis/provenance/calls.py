@@ -11,7 +11,7 @@ from .api.pyspark_api import spark_read
 from .api.torch_api import DATASET_ROOTS
 from .astutil import MAX_GRID, const, kw, learned_bins, literal_points, regrouped, text
 from .columns import left_rows, strings
-from .rows import DUP, Selection, repeats_rows
+from .rows import DUP, Selection
 from .state import UNKNOWN
 from .training import stops_early
 from .values import Obj, Val, graph_layers
@@ -255,8 +255,7 @@ class Calls:
                 out.rows = left_rows(e, list(parts)) or out.rows
             if out is not None and first is not None and _axis(e) == 0:
                 out.fcols, out.flabel = first.fcols, first.flabel
-            if effect == "concat" and out is not None and _axis(e) == 0 and repeats_rows(list(parts)) and \
-                    not self.accumulating(e):
+            if effect == "concat" and out is not None and _axis(e) == 0 and self.stacks_copies(e, list(parts)):
                 out = self.select(out, self.new_key("resample"), DUP, "resample", e)  # copies stacked
             return out
         if effect == "stateless" and q == "pandas.cut" and learned_bins(e):

@@ -145,7 +145,9 @@ class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, C
         elif isinstance(s, ast.While):
             self.expr(s.test)
             self.loops.append((id(s), "train" if trains_directly(s.body) else "while", 1))
+            self.loop_nodes.append(s)
             self.block(s.body)
+            self.loop_nodes.pop()
             self.loops.pop()
             self.block(s.orelse)
         elif isinstance(s, ast.If):

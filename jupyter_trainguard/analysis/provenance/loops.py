@@ -12,6 +12,7 @@ import ast
 from .astutil import counted_by, counted_rows, unenumerated
 from .forecasts import recursive_inputs
 from .functions import STEP_BUDGET
+from .rows import repeats_rows
 from .training import trains_directly
 from .values import Val
 
@@ -29,9 +30,11 @@ class Loops:
             self.row_counters[s.target.id] = counted
         fed = recursive_inputs(s) - self.fed_back_names
         self.fed_back_names |= fed
+        self.loop_nodes.append(s)
         try:
             self._for_loop(s)
         finally:
+            self.loop_nodes.pop()
             self.fed_back_names -= fed
             self.loop_vars.pop()
             if counted:
@@ -195,6 +198,17 @@ class Loops:
             return leaf in ("range", "arange", "linspace", "logspace", "ParameterGrid", "ParameterSampler",
                             "product", "geomspace")
         return it is not None and it.hyper
+
+    def stacks_copies(self, e: ast.Call, parts: list) -> bool:
+        """Stacking parts that share rows copies rows. In a loop, `df = pd.concat([df, extra])` with `extra`
+        made before the loop stacks the same rows once per pass: copies from the second pass on."""
+        if not self.accumulating(e):
+            return repeats_rows(parts)
+        if not self.loop_nodes:
+            return False
+        inside = {id(n) for n in ast.walk(self.loop_nodes[-1])}
+        return any(p is not None and p.is_data and p.rows and p.name not in self.growing and p.site is not None and
+                   id(p.site.node) not in inside for p in parts)
 
     def accumulating(self, e: ast.Call) -> bool:
         """`acc = np.vstack((acc, piece))` in a loop: each pass adds new rows to what the earlier passes stacked

@@ -69,6 +69,7 @@ class State:
         self._ids = itertools.count(1)
         self.loops: list[tuple[int, str, int]] = []  # (loop id, kind, number of passes)
         self.imputers: dict = {}  # id of a model's fit -> the statistic its predictions written into a table carry
+        self.loop_nodes: list[ast.AST] = []  # the `for`/`while` statements being run, innermost last
         self.growing: set[str] = set()  # in a loop: the names the statement being run assigns (`acc = f(acc, x)`)
         self.call_sites: list[Site] = []  # the calls of the notebook functions being followed, outermost first
         self.bound_nodes: dict[str, ast.expr] = {}  # a name -> the expression last assigned to it (`cbs = [...]`)

@@ -77,13 +77,15 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
 def _balances(rec: Record, dup: tuple, tokens: list) -> bool:
     """Whether a resampling balances classes: an imbalanced-learn oversampler (`fit_resample`), or copies drawn
     from a filtered part of the rows (`resample(df[df.y == 1], n_samples=...)`: one class upsampled). Copies of
-    every row (`pd.concat([df, df])`, flipped images added) balance nothing."""
+    every row (`pd.concat([df, df])`, flipped images added) balance nothing, nor do those of the rows with no
+    missing value (`df.dropna()`: a filter on completeness, not on a class)."""
     sel = rec.selections.get(dup[0])
     node = sel.site.node if sel is not None and sel.site is not None else None
     if getattr(getattr(node, "func", None), "attr", None) in ("fit_resample", "fit_sample"):
         return True
-    return any(getattr(rec.selections.get(key), "kind", None) == "mask" for tok in tokens if dup in tok
-               for key, _part in _before(tok, dup)[1:])
+    return any(getattr(rec.selections.get(key), "kind", None) == "mask" and not (
+        isinstance(key, tuple) and key[0] == "null") for tok in tokens if dup in tok
+        for key, _part in _before(tok, dup)[1:])
 
 
 def _before(tok: tuple, step: tuple) -> tuple:
