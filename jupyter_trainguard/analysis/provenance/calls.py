@@ -242,6 +242,8 @@ class Calls:
             src = self.keras_subset(self.source(e, "read"), e)
             src.time = self.read_evidence(e)
             return self.new_frame(src) if q.startswith("pandas") else src
+        if effect == "window":  # `timeseries_dataset_from_array(..., start_index=a, end_index=b)`
+            return self.windows_between(e, self.build(e, args, kws))
         if effect == "build":
             if q.endswith(".reshape") and args and args[0] is not None and args[0].is_data and regrouped(e.args[1:]):
                 return self.select(args[0], ("reshape", text(e)), "all", "reshape", e)  # `np.reshape(x, (100, 5))`

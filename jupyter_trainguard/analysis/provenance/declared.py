@@ -1,6 +1,6 @@
 """Splits a library declares instead of computing: a dataset's named parts (`MNIST(train=False)`,
 `load_dataset(split="test")`, `raw["test"]`) and Keras's `subset=` of one folder or array read with a
-`validation_split` (`flow_from_directory(d, subset="validation")`)."""
+`validation_split` (`flow_from_directory(d, subset="validation")`), and windows cut from an array by positions."""
 
 from __future__ import annotations
 
@@ -62,3 +62,12 @@ class Declared:
             return Val("seq", items=tuple(self.declared_part(src, key, p, e) for p in ("train", "test")),
                        site=self.site(e))
         return self.declared_part(src, key, KERAS_SUBSETS[subset], e)
+
+    def windows_between(self, e: ast.Call, built: Val) -> Val:
+        """`timeseries_dataset_from_array(data, targets, start_index=a, end_index=b)`: windows over the rows from
+        `a` to `b` only, a positional cut of `data` (three calls with consecutive bounds: train, validation, test)."""
+        lower, upper = kw(e, "start_index"), kw(e, "end_index")
+        lower = None if const(lower) == 0 else lower
+        if not built.is_data or lower is None and upper is None:
+            return built
+        return self.select_rows(built, ast.Slice(lower=lower, upper=upper), "iloc", e)

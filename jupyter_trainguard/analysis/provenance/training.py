@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .astutil import call_leaf, const, kw
+from .astutil import call_leaf, const, kw, path_arg
 from .rows import union
 from .values import TRAIN_FORWARD, Eval, Fit, Obj, Val
 
@@ -180,6 +180,7 @@ class Training:
         stops the training early or picks the weights kept. What the fit trains on: `x`, or with Keras's
         `validation_split=0.2` its first rows (the last fifth is held out and watched)."""
         tabnet = obj.cls.startswith("pytorch_tabnet.")
+        self.checkpoint_files(obj, kw(e, "callbacks"), 0)
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals") + (("X_valid",) if tabnet else ()):
             if kws.get(name) is not None:
                 given = {k.arg for k in e.keywords}
@@ -203,6 +204,18 @@ class Training:
         held.name = kept.name = x.name  # (its last rows, its first rows)
         self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", early))
         return kept
+
+
+    def checkpoint_files(self, obj: Obj, node: ast.expr | None, depth: int) -> None:
+        """`ModelCheckpoint("best.keras")` among a fit's callbacks writes the network to that file: loading it
+        (`load_model("best.keras")`) gives back the trained network."""
+        if isinstance(node, ast.Name) and node.id in self.bound_nodes and depth < 4:
+            self.checkpoint_files(obj, self.bound_nodes[node.id], depth + 1)
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            for el in node.elts:
+                self.checkpoint_files(obj, el, depth + 1)
+        elif isinstance(node, ast.Call) and call_leaf(node) == "ModelCheckpoint":
+            self.wrote(self.file_path(path_arg(node)), Val("obj", obj=obj, site=self.site(node)))
 
 
 def turned_off(call: ast.AST | None, name: str) -> bool:

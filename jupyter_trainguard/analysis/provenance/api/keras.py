@@ -26,4 +26,5 @@ FUNCS: dict[str, FuncRow] = {
     "to_categorical": FuncRow("stateless", KR),
     "image_dataset_from_directory": FuncRow("read", KR),
     "text_dataset_from_directory": FuncRow("read", KR),
+    "timeseries_dataset_from_array": FuncRow("window", KR),  # windows between start_index and end_index
 }
