@@ -11,6 +11,7 @@ from .order import run_names
 from .rows import covered, overlap
 from .state import UNKNOWN
 from .values import Obj, Val
+from .windows import cut_windows, window_bounds
 
 MAX_DEPTH = 5
 STEP_BUDGET = 50_000  # past this many statements loops run a single pass; past twice it calls are not followed
@@ -113,6 +114,8 @@ class Functions:
                 if before is not None:
                     self.update_aliases(before, inner[p])
         out = rets[-1] if rets else None
+        if out is not None and (bounds := window_bounds(fn, params)) is not None:
+            out = cut_windows(out, bounds, given, self.select, e)  # `windows(x, 0, n_train, 20)`: that period
         if _is_generator(fn):  # the caller iterates over what it yields (`validation_data=batches(...)`)
             items = tuple(map(_unnamed, {id(v): v for v in yields}.values()))
             out = Val("seq", items=items, site=self.site(e)) if items else None
