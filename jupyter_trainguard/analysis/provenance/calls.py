@@ -297,7 +297,7 @@ class Calls:
                 kws.get("dtrain") or kws.get("train_set")
             obj = Obj(q, "model", self.site(e))
             obj.fit = self.add_fit("model", q, data if data is not None and data.is_data else None, e, obj=obj)
-            early = stops_early(e, self.bound_nodes)
+            early = stops_early(e, self.bound_nodes, self.user_classes)
             watched = {name: kws[name] for name in ("evals", "valid_sets", "eval_set") if kws.get(name) is not None}
             if not watched and len(args) > 3 and args[3] is not None:  # `xgb.train(params, dtrain, 400, watchlist)`
                 watched = {"evals": args[3]}

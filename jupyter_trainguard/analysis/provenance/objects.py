@@ -64,7 +64,7 @@ class Objects:
                 x = args[xi] if 0 <= xi < len(args) else kws.get("exog") or kws.get("endog")
                 y = args[yi] if 0 <= yi < len(args) else kws.get("endog")
                 obj.bound = (x, y)
-        obj.early = stops_early(e, self.bound_nodes)
+        obj.early = stops_early(e, self.bound_nodes, self.user_classes)
         given = (args[:1] + [kws.get(k) for k in row.fitted_by]) if row.fitted_by else []
         corpus = next((v for v in given if v is not None and v.is_data), None)
         if corpus is not None:  # `Word2Vec(corpus)`: trained as it is built

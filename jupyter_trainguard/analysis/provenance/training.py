@@ -53,27 +53,31 @@ LOGGING_CALLBACKS = frozenset({
     "EvaluationMonitor", "TrainingCallback"})
 
 
-def stops_early(e: ast.Call, bound: dict | None = None) -> bool:
+def stops_early(e: ast.Call, bound: dict | None = None, classes: dict | None = None) -> bool:
     """The call stops early or keeps the best epoch (it selects by the evaluation data); `bound` maps names to the
-    expressions last assigned to them, to read `callbacks=cbs` through `cbs = [...]`."""
+    expressions last assigned to them, to read `callbacks=cbs` through `cbs = [...]`; `classes`: the notebook's
+    own classes by name."""
     for k in e.keywords:
         if k.arg not in EARLY or isinstance(k.value, ast.Constant) and k.value.value in (None, False):
             continue
-        if k.arg == "callbacks" and not _selects(k.value, bound or {}, 0):
+        if k.arg == "callbacks" and not _selects(k.value, bound or {}, 0, classes or {}):
             continue
         return True
     return False
 
 
-def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
+def _selects(node: ast.expr, bound: dict, depth: int, classes: dict) -> bool:
     """A callback, or a list of them, that may choose by the watched data (anything but a logger or a fixed
-    schedule; a callback the notebook defines or one not known may)."""
+    schedule; a callback the notebook defines may, unless its body neither stops training nor saves or sets
+    weights, and one not known may)."""
     if isinstance(node, ast.Name) and node.id in bound and depth < 4:
-        return _selects(bound[node.id], bound, depth + 1)
+        return _selects(bound[node.id], bound, depth + 1, classes)
     if isinstance(node, (ast.List, ast.Tuple)):
-        return any(_selects(el, bound, depth + 1) for el in node.elts)
+        return any(_selects(el, bound, depth + 1, classes) for el in node.elts)
     if isinstance(node, ast.Call):
         leaf = call_leaf(node)
+        if leaf in classes and not _callback_chooses(classes[leaf]):
+            return False  # `class PrintDot(Callback)` printing a dot per epoch
         monitor = kw(node, "monitor")
         monitor = bound.get(monitor.id, monitor) if isinstance(monitor, ast.Name) else monitor
         if isinstance(monitor, ast.Constant) and isinstance(monitor.value, str) and \
@@ -84,6 +88,19 @@ def _selects(node: ast.expr, bound: dict, depth: int) -> bool:
             return False  # a checkpoint of every epoch keeps the last weights: it chooses none
         return leaf not in LOGGING_CALLBACKS
     return True
+
+
+def _callback_chooses(cls: ast.ClassDef) -> bool:
+    """A notebook's callback class that may stop training or keep some epoch's weights: it subclasses a library
+    callback that does, or its body sets `stop_training`, saves, loads or sets weights."""
+    bases = {b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in cls.bases}
+    if bases - {"Callback", "object", "TrainerCallback"} - LOGGING_CALLBACKS:
+        return True
+    return any(isinstance(n, ast.Attribute) and n.attr in CHOOSING_ATTRS for n in ast.walk(cls))
+
+
+CHOOSING_ATTRS = frozenset({"stop_training", "save", "save_weights", "set_weights", "load_weights", "get_weights",
+                            "should_training_stop", "save_pretrained", "state_dict", "load_state_dict"})
 
 
 class Training:
@@ -184,7 +201,7 @@ class Training:
         for name in ("eval_set", "validation_data", "eval_X", "valid_sets", "evals") + (("X_valid",) if tabnet else ()):
             if kws.get(name) is not None:
                 given = {k.arg for k in e.keywords}
-                early = stops_early(e, self.bound_nodes) or obj.early or any(
+                early = stops_early(e, self.bound_nodes, self.user_classes) or obj.early or any(
                     k in EARLY for k in kws if k not in given)  # also through **params
                 if obj.cls.startswith("catboost.") and not any(turned_off(c, "use_best_model")
                                                                for c in (e, obj.site.node)):
@@ -199,7 +216,7 @@ class Training:
         if x is None or not x.is_data or not x.rows or not isinstance(frac, float) or not 0 < frac < 1:
             return x
         key = ("pos", f"validation_split={frac}", id(e))  # (no literal bounds: which rows is not known here)
-        early = stops_early(e, self.bound_nodes) or obj.early
+        early = stops_early(e, self.bound_nodes, self.user_classes) or obj.early
         held, kept = (self.select(x, key, side, "slice", e) for side in ("hi", "lo"))
         held.name = kept.name = x.name  # (its last rows, its first rows)
         self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", early))

@@ -21,7 +21,7 @@ FUNCS: dict[str, FuncRow] = {
 
 # methods on frames/series
 STAT_METHODS = frozenset({"mean", "median", "std", "var", "min", "max", "mode", "quantile", "sem", "mad", "corr", "cov",
-                          "corrwith"})
+                          "corrwith", "describe"})
 # `.cat` methods given category labels (`s.cat.reorder_categories(levels)`: the vocabulary in some order, however
 # it was ranked); with methods given a number of rows (`shift`), no value of their arguments reaches the data
 CATEGORY_LABELS = frozenset({"reorder_categories", "set_categories", "rename_categories", "add_categories",

@@ -35,6 +35,8 @@ def _split_final(rec, rows: frozenset) -> bool:
             kind = sel.kind if sel is not None else None
             if kind == "folds":
                 return False
+            if kind == "mask" and part == "sub" and (key, part) in _trained_steps(rec) and key in _used_splits(rec):
+                return False  # the kept side of `df.sample(frac=0.8)` / `df.drop(train.index)`: the training side
             if kind == "split" or kind in ("slice", "mask") and part in HELD_SIDE | TRAIN_SIDE or \
                     kind == "mask" and (_complement_trained(rec, key, part) or key_kind(key) == "unpack"):
                 training = not _held_side(rec, key, part) and not (part == "mid" and _last_middle(rec, tok[0], key))
