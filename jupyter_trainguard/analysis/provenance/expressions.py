@@ -272,7 +272,7 @@ class Expressions:
                 return same  # `t[i:i + 3] for t in texts for i in ...`: characters of one row, not a window of rows
             if counters:
                 same.time = same.time | self.evidence("window", e)
-                return same  # a sliding window (`a[i - 60:i]` in a loop) sweeps over all the rows
+                return self.counter_slice(base, same, sl, e, counters)  # a sliding window sweeps all the rows
             if sl.step is not None and sl.lower is None and sl.upper is None:
                 return same
             stacked = self.stacked_part(base, sl)

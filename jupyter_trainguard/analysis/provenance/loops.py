@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import counted_by, counted_rows, unenumerated
+from .astutil import counted_by, counted_rows, text, unenumerated
 from .forecasts import recursive_inputs
 from .functions import STEP_BUDGET
 from .rows import repeats_rows
@@ -210,6 +210,18 @@ class Loops:
         return any(p is not None and p.is_data and p.rows and p.name not in self.growing and p.site is not None and
                    id(p.site.node) not in inside for p in parts)
 
+    def counter_slice(self, base: Val, same: Val, sl: ast.Slice, e: ast.AST, counters: set) -> Val:
+        """A slice bounded by a loop's counter. In a hand-written k-fold (`x[i * n:(i + 1) * n]` held out, and
+        `x[:i * n]`, `x[(i + 1) * n:]` around it, in one loop) it takes this pass's fold or the rows around it: a
+        part of a fold selection. Any other (`a[i - 60:i]` appended window by window, `X[i:i + bs]` batch by
+        batch) sweeps over all the rows."""
+        loop = next((n for n in reversed(self.loop_nodes) if isinstance(n, ast.For) and
+                     isinstance(n.target, ast.Name) and n.target.id in counters), None)
+        if loop is None or not isinstance(e, ast.Subscript):
+            return same
+        cut = _fold_cut(loop, text(e.value), sl)
+        return self.select(base, cut[0], cut[1], "folds", e) if cut is not None else same
+
     def accumulating(self, e: ast.Call) -> bool:
         """`acc = np.vstack((acc, piece))` in a loop: each pass adds new rows to what the earlier passes stacked
         (the one abstract pass sees `acc` and `piece` as the same rows; they are not copies of each other)."""
@@ -229,3 +241,18 @@ def _literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str]
 def _row_step(tok: tuple, counters: dict) -> int:
     return next((k for k, step in enumerate(tok) if k and step[1] == "one" and isinstance(step[0], tuple) and
                  step[0][0] == "row" and step[0][1] in counters), 0)
+
+
+def _fold_cut(loop: ast.For, base: str, sl: ast.Slice) -> tuple | None:
+    """The fold key and part of a slice of `base` in a hand-written k-fold loop: the middle slice `[a:b]` is the
+    held-out fold ("test") when the loop also slices `[:a]` or `[b:]` of the same data, and those are the rows
+    around it ("train"); else None."""
+    cuts = {(text(n.slice.lower) if n.slice.lower is not None else None,
+             text(n.slice.upper) if n.slice.upper is not None else None)
+            for n in ast.walk(loop) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and
+            text(n.value) == base and n.slice.step is None}
+    lo, hi = (text(b) if b is not None else None for b in (sl.lower, sl.upper))
+    if lo is not None and hi is not None:
+        return (("folds", lo, hi), "test") if (None, lo) in cuts or (hi, None) in cuts else None
+    middle = next(((a, b) for a, b in cuts if a is not None and b is not None and (a == hi or b == lo)), None)
+    return (("folds",) + middle, "train") if middle is not None else None

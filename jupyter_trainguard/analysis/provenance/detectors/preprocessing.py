@@ -92,7 +92,8 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
             if ev.method in MONITORED:
                 what = f"the `{ev.method}` of {code(ev.site)}"
             held_name = f" as `{ev.data.name}`" if ev.data.name else ""
-            if ev.cv and within_training_split(rec, f.rows) and within_training_split(rec, ev.data.rows):
+            if (ev.cv or in_folds(rec, ev.data.rows)) and within_training_split(rec, f.rows) and \
+                    within_training_split(rec, ev.data.rows):
                 out.append(_validation_leak(rec, f, ev))
                 continue
             if ev.cv and within_training_split(rec, f.rows) and _training_split(rec, f) is not None:
@@ -138,6 +139,13 @@ def _training_split(rec: Record, f: Fit) -> Site | None:
     key = next((key for key, part in tok[1:] if part == "train" and
                 getattr(rec.selections.get(key), "kind", None) == "split"), None)
     return selection_site(rec.selections[key]) if key is not None else None
+
+
+def in_folds(rec: Record, rows: frozenset) -> bool:
+    """Rows of a held-out fold of a hand-written cross-validation (`X[va]` of `kf.split(X)`, `x[i * n:(i + 1) * n]`
+    in a loop over folds): every token went through a fold selection."""
+    return bool(rows) and all(any(getattr(rec.selections.get(key), "kind", None) == "folds" for key, _p in tok[1:])
+                              for tok in rows)
 
 
 def _validation_leak(rec: Record, f: Fit, ev: Eval) -> Leak:
