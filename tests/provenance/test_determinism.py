@@ -38,3 +38,21 @@ def test_findings_do_not_depend_on_string_hashing():
     assert sum('"LEAK' in f for f in first) >= 10 and sum('"TIME001"' in f for f in first) >= 2
     assert _findings("2") == first
     assert _findings("3") == first
+
+
+def test_every_frame_gets_a_key_of_its_own_even_after_an_earlier_frame_value_is_freed() -> None:
+    """A frame's key stays unique for the whole run: an object's `id()` is reused once the object is freed, so a
+    later frame keyed by it could pass for an earlier one (its label column then read as still in the features)."""
+    import gc
+
+    from jupyter_trainguard.analysis.parsed import ParsedNotebook
+    from jupyter_trainguard.analysis.provenance.interpreter import Interpreter
+    from jupyter_trainguard.analysis.provenance.values import Val
+    from jupyter_trainguard.notebook.load import notebook_from_sources
+
+    it = Interpreter(ParsedNotebook.from_notebook(notebook_from_sources("t.ipynb", ["x = 1"])), strict=True)
+    keys = set()
+    for _ in range(50):
+        keys.add(it.new_frame(Val("data", rows=frozenset({(("read", 1),)}))).fcols["frame"])
+        gc.collect()
+    assert len(keys) == 50

@@ -67,7 +67,7 @@ class Columns:
         self.loop_strs: dict[str, list[str]] = {}  # loop variables over literal column names
 
     def new_frame(self, v: Val) -> Val:
-        v.fcols = {"frame": id(v), "removed": frozenset(), "selected": None, "added": frozenset()}
+        v.fcols = {"frame": next(self._ids), "removed": frozenset(), "selected": None, "added": frozenset()}
         return v
 
     def column_refs(self, node: ast.AST) -> Iterable[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import mask_steps, text
+from .astutil import kw, mask_steps, text
 from .values import Val
 
 ALLOCATORS = ("zeros", "empty", "ones", "full")
@@ -149,7 +149,7 @@ class Containers:
     def preallocated(self, leaf: str, e: ast.Call) -> Val | None:
         """`np.zeros((X.shape[0], k))`: a matrix with a row for each row of `X`. (A vector, `np.zeros(len(X))`, is
         as often one feature column of them, stacked with others by `np.vstack(...).T`: new values.)"""
-        shape = e.args[0] if e.args else None
+        shape = e.args[0] if e.args else kw(e, "shape")  # (`np.empty(shape=(len(X), k))`)
         if leaf not in ALLOCATORS or not isinstance(shape, (ast.Tuple, ast.List)) or \
                 len(shape.elts) < 2:
             return None
@@ -168,7 +168,7 @@ class Containers:
         """New values (`np.random.rand(n)`, `np.arange(n)`); a matrix allocated empty (`np.zeros((n, k))`) is
         remembered as one, to take the rows of the data written into it (`filled_rows`)."""
         v = self.source(e, "made")
-        shape = e.args[0] if e.args else None
+        shape = e.args[0] if e.args else kw(e, "shape")  # (`np.empty(shape=(len(X), k))`)
         if leaf in ALLOCATORS and isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) >= 2:
             self.allocations |= {tok[0] for tok in v.rows}
         return v

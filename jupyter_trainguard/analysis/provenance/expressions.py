@@ -161,7 +161,7 @@ class Expressions:
             if e.attr in WEIGHT_ATTRS and base.obj.fit is not None and base.obj.fit.kind == "model":
                 self.rank_read(self.weights_of(base.obj.fit))
                 return Val("data", stats=frozenset({self.weights_of(base.obj.fit)}), site=self.site(e))
-            return base if e.attr in OBJ_ATTRS_SAME else None
+            return base if e.attr in OBJ_ATTRS_SAME else self.fitted_members(base, e)
         if base.kind in ("func", "seq", "module"):
             return None
         if e.attr == "columns":

@@ -9,7 +9,7 @@ import copy
 from .api import lookup_class
 from .astutil import const, kw
 from .training import stops_early
-from .values import Obj, Val, graph_layers
+from .values import Fit, Obj, Val, graph_layers
 
 # the options that make an image generator's `fit` learn statistics of the images it is given
 LEARNING_OPTIONS = ("featurewise_center", "featurewise_std_normalization", "zca_whitening")
@@ -42,6 +42,8 @@ class Objects:
         if q.rsplit(".", 1)[-1] in ("ColumnTransformer", "make_column_transformer"):
             parts = _inner_objs(args + list(kws.values()))  # one-hot columns beside passed-through ones learn no value
             obj.vocab = bool(parts) and all(getattr(o, "vocab", False) or o.role == "stateless" for o in parts)
+        if q.rsplit(".", 1)[-1].startswith(("Voting", "Stacking")):  # the members it fits a copy of
+            obj.members = _named_members(e, _inner_objs(args + list(kws.values())))  # type: ignore[attr-defined]
         if row.role == "search":
             obj.tunes = _grid_keys(e.args[1] if len(e.args) > 1 else kw(e, "param_grid") or
                                        kw(e, "param_distributions"), self.bound_nodes)
@@ -73,6 +75,22 @@ class Objects:
             if kws.get(name) is not None:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
         return Val("obj", obj=obj, site=self.site(e))
+
+    def fitted_members(self, base: Val, e: ast.Attribute) -> Val | None:
+        """`ensemble.estimators_` (a list) or `named_estimators_` (a dict): a fitted copy of each member, trained
+        on the rows the ensemble was fitted on; scored one by one they are models of their own."""
+        members, fit = getattr(base.obj, "members", ()), base.obj.fit
+        if e.attr not in ("estimators_", "named_estimators_") or not members or fit is None:
+            return None
+        copies = {}
+        for name, m in members:
+            c = Obj(m.cls, m.role, m.site)
+            c.fit = Fit("model", m.cls, fit.rows, fit.stats, fit.site, obj=c, data_name=fit.data_name,
+                        data_site=fit.data_site, config=fit.config)
+            copies[name] = Val("obj", obj=c, site=self.site(e))
+        if e.attr == "named_estimators_":
+            return Val("seq", keys=copies, site=self.site(e))
+        return Val("seq", items=tuple(copies.values()), site=self.site(e))
 
     def searched_class(self, role: str, e: ast.Call) -> list[Obj]:
         """`GridSearchCV(SVD, grid)` (Surprise takes the algorithm's class, not an instance): that estimator."""
@@ -224,6 +242,15 @@ def _grid_keys(node: ast.AST | None, bound: dict) -> frozenset:
     dicts = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
     return frozenset(k.value.rsplit("__", 1)[-1] for d in dicts if isinstance(d, ast.Dict) for k in d.keys
                      if isinstance(k, ast.Constant) and isinstance(k.value, str))
+
+
+def _named_members(e: ast.Call, objs: list) -> tuple:
+    """An ensemble's members with their names (`VotingClassifier([("lr", lr), ("rf", rf)])`), or their positions
+    where the names are not literals."""
+    given = e.args[0] if e.args else kw(e, "estimators")
+    names = [const(t.elts[0]) if isinstance(t, ast.Tuple) and t.elts else None
+             for t in (given.elts if isinstance(given, (ast.List, ast.Tuple)) else ())]
+    return tuple((names[i] if i < len(names) and isinstance(names[i], str) else str(i), o) for i, o in enumerate(objs))
 
 
 def _inner_objs(vals: list) -> list:
