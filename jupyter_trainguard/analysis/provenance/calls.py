@@ -139,6 +139,9 @@ class Calls:
             self.note_choice(args, e)
         if leaf == "choice" and (drawn := self.drawn(root, e, args)) is not None:
             return drawn  # values drawn from a column's rows, or row positions drawn with replacement
+        wrapped = kws.get("model") or kws.get("estimator")
+        if leaf[:1].isupper() and wrapped is not None and wrapped.kind == "obj" and wrapped.obj.fit is not None:
+            return wrapped  # `Experiment(model=model, ...)` of a helper library: it scores with the model it wraps
         data = [a for a in args + list(kws.values()) if a is not None and a.is_data]
         if data and scores_by_name(leaf) and self.scored_by_helper(args, e):
             return Val("score", site=self.site(e))
@@ -193,31 +196,6 @@ class Calls:
     def unknown(self, e: ast.Call) -> Val | None:
         args, kws = self.arguments(e)
         self.touch([a for a in args + list(kws.values()) if a is not None and a.is_data])
-        return self.derive(e, args + list(kws.values()))
-
-    def builtin(self, leaf: str, e: ast.Call, args: list, kws: dict) -> Val | None:
-        if leaf == "zip" and args and all(a is not None and a.kind == "seq" and a.items is not None for a in args):
-            n = min(len(a.items) for a in args)
-            return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
-        if leaf in ("max", "min", "sorted"):
-            self.note_choice(args, e)
-            self.keyed_items(e, args)
-        if leaf == "map" and (out := self.mapped(e, args)) is not None:
-            return out
-        if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
-            return args[0]
-        if leaf in ("list", "tuple", "set") and not args and not kws:
-            return Val("seq", items=(), site=self.site(e))  # `cols = list()`: filled by `.append` later
-        if leaf == "dict" and not args and not kws:
-            return Val("seq", keys={}, site=self.site(e))  # `d = dict()`, as `{}`: results get stored into it
-        if leaf == "dict" and (kws or args and args[0] is not None and args[0].keys is not None):
-            keys = dict(args[0].keys) if args and args[0] is not None and args[0].keys is not None else {}
-            keys.update(kws)  # constants too: `dict(early_stopping_rounds=50)` passed on as `**params` stops early
-            return Val("seq", keys=keys, site=self.site(e))
-        if leaf == "enumerate" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
-            return Val("seq", items=tuple(Val("seq", items=(None, i)) for i in args[0].items))
-        if leaf == "next" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
-            return args[0].items[0]
         return self.derive(e, args + list(kws.values()))
 
     # ------------------------------------------------------------ functions

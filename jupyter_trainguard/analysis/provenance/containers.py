@@ -28,6 +28,32 @@ class Containers:
             recv = self.select(recv, key, side, "mask", e)
         return recv
 
+    def builtin(self, leaf: str, e: ast.Call, args: list, kws: dict) -> Val | None:
+        """Python's containers and iteration helpers (`zip`, `max`, `sorted`, `list`, `dict`, `enumerate`)."""
+        if leaf == "zip" and args and all(a is not None and a.kind == "seq" and a.items is not None for a in args):
+            n = min(len(a.items) for a in args)
+            return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
+        if leaf in ("max", "min", "sorted"):
+            self.note_choice(args, e)
+            self.keyed_items(e, args)
+        if leaf == "map" and (out := self.mapped(e, args)) is not None:
+            return out
+        if leaf in ("list", "tuple", "sorted", "reversed", "iter", "set") and args and args[0] is not None:
+            return args[0]
+        if leaf in ("list", "tuple", "set") and not args and not kws:
+            return Val("seq", items=(), site=self.site(e))  # `cols = list()`: filled by `.append` later
+        if leaf == "dict" and not args and not kws:
+            return Val("seq", keys={}, site=self.site(e))  # `d = dict()`, as `{}`: results get stored into it
+        if leaf == "dict" and (kws or args and args[0] is not None and args[0].keys is not None):
+            keys = dict(args[0].keys) if args and args[0] is not None and args[0].keys is not None else {}
+            keys.update(kws)  # constants too: `dict(early_stopping_rounds=50)` passed on as `**params` stops early
+            return Val("seq", keys=keys, site=self.site(e))
+        if leaf == "enumerate" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
+            return Val("seq", items=tuple(Val("seq", items=(None, i)) for i in args[0].items))
+        if leaf == "next" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
+            return args[0].items[0]
+        return self.derive(e, args + list(kws.values()))
+
     def index_membership(self, base: Val, sl: ast.AST) -> Val | None:
         """`df[~df.index.isin(train.index)]` (`df.loc[...]`, `train.index.values`, `list(train.index)`), where
         `train` is a selection of `df`'s rows: the rows it left out, as `df.drop(train.index)`; without `~`, the rows
@@ -195,4 +221,3 @@ class Containers:
         for key, part in idx.items or (idx.step,):
             base = self.select(base, key, part, "folds", e)
         return base
-
