@@ -66,3 +66,24 @@ def test_a_forecast_turned_into_an_array_is_still_that_forecast() -> None:
     holt_array = HOLT_SCORED.replace("holt_fc = holt.forecast(len(test))",
                                      "holt_fc = np.asarray(holt.forecast(len(test)))")
     assert list(leaks(ARIMA_SCORED, holt_array)) == ["LEAK005"]
+
+
+def test_the_next_step_forecast_is_not_in_sample() -> None:
+    """`res.forecast()` with no argument is the one step after the history (`res.predict()` is in-sample)."""
+    step = "m = ARIMA(train, order=(1, 0, 0)).fit()\nprint(mean_absolute_error(test[:1], m.forecast()))"
+    assert leaks(step) == {}
+    in_sample = "m = ARIMA(train, order=(1, 0, 0)).fit()\nprint(mean_absolute_error(train, m.predict()))"
+    assert list(leaks(in_sample)) == ["LEAK007"]
+
+
+def test_the_rows_named_by_the_frames_own_index_positions() -> None:
+    """`df.drop(df.index[-n:])` keeps the rows before the last n, `df.loc[df.index[-n:]]` takes them."""
+    frames = """from prophet import Prophet
+df = sales.reset_index().rename(columns={"index": "ds", "units": "y"})
+past = df.drop(df.index[-HOLD:])
+last = df.loc[df.index[-HOLD:], :]
+p = Prophet().fit(past)
+print(mean_absolute_error(last["y"], p.predict(last[["ds"]])["yhat"]))"""
+    assert leaks(frames) == {}
+    everything = frames.replace("p = Prophet().fit(past)", "p = Prophet().fit(df)")
+    assert list(leaks(everything)) == ["LEAK003"]

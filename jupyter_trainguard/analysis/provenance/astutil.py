@@ -251,3 +251,12 @@ def literal_like(node: ast.AST) -> bool:
         return isinstance(node.value, ast.Name) and node.attr.lower() in ("inf", "nan", "infty", "pinf", "ninf")
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") and \
         len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+
+
+def index_slice(node: ast.AST | None, base: str) -> ast.Slice | None:
+    """`df.index[a:b]` given as rows of `df` itself (`df.loc[df.index[-12:]]`, `df.drop(df.index[:100])`): the
+    positional slice it names."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None and \
+            isinstance(node.value, ast.Attribute) and node.value.attr == "index" and text(node.value.value) == base:
+        return node.slice
+    return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import kw, mask_steps, text
+from .astutil import index_slice, kw, mask_steps, text
 from .values import Val
 
 ALLOCATORS = ("zeros", "empty", "ones", "full")
@@ -53,6 +53,26 @@ class Containers:
         if leaf == "next" and args and args[0] is not None and args[0].kind == "seq" and args[0].items:
             return args[0].items[0]
         return self.derive(e, args + list(kws.values()))
+
+    def dropped_index(self, recv: Val, e: ast.Call) -> Val | None:
+        """`df.drop(train.index)`: the complement of a selection of `df`; `df.drop(df.index[-12:])`: the rows
+        around that positional slice (`df.iloc[:-12]`); another index dropped: a subset of unknown rows. None when
+        the call drops columns."""
+        idx = kw(e, "index") or (e.args[0] if e.args else None)
+        cut = index_slice(idx, text(e.func.value)) if isinstance(e.func, ast.Attribute) else None
+        if cut is not None and (cut.lower is not None or cut.upper is not None):
+            sides = [self.select(recv, ("pos", self.bound_text(b)), side, "slice", e)
+                     for b, side in ((cut.lower, "lo"), (cut.upper, "hi")) if b is not None]
+            return sides[0] if len(sides) == 1 else sides[0]._replace(rows=sides[0].rows | sides[1].rows)
+        if kw(e, "index") is None and not (isinstance(idx, ast.Attribute) and idx.attr == "index"):
+            return None
+        inner = idx.value if isinstance(idx, ast.Attribute) and idx.attr == "index" else idx
+        other = self.env.get(inner.id) if isinstance(inner, ast.Name) else None
+        for tok in other.rows if other is not None and recv.rows else ():
+            for base in recv.rows:  # df.drop(train.index): the complement of a selection of df
+                if len(tok) == len(base) + 1 and tok[: len(base)] == base:
+                    return self.select(recv, tok[-1][0], "rest", "mask", e)
+        return self.select(recv, ("mask", "drop " + text(idx)), "sub", "mask", e)
 
     def index_membership(self, base: Val, sl: ast.AST) -> Val | None:
         """`df[~df.index.isin(train.index)]` (`df.loc[...]`, `train.index.values`, `list(train.index)`), where

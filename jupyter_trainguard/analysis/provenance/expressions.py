@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import mask_steps, names_time, range_slice, subscript_name, text
+from .astutil import index_slice, mask_steps, names_time, range_slice, subscript_name, text
 from .columns import KEEP_COLS
 from .values import Fit, Val
 
@@ -21,8 +21,6 @@ OBJ_ATTRS_SAME = frozenset({"best_estimator_", "estimator", "model", "booster_",
 # names bound outside the notebook that are never the notebook's data (builtins are bound from the start)
 OUTSIDE_NAMES_NOT_DATA = frozenset({"get_ipython", "display", "In", "Out", "_", "_i", "_ii", "exit", "quit",
                                     "spark", "sc", "sqlContext", "dbutils", "self", "cls"})
-
-
 
 
 class Expressions:
@@ -261,6 +259,7 @@ class Expressions:
             return same
         if accessor in ("iloc", "loc") or accessor is None and base.fcols is None:
             sl = range_slice(sl) or sl  # `iloc[list(range(0, n))]`: the slice `:n` (a frame's `df[range(3)]`: columns)
+        sl = index_slice(sl, subscript_name(e) or "") or sl if isinstance(e, ast.Subscript) else sl  # df.index[-9:]
         if isinstance(sl, ast.Slice):
             if sl.lower is None and sl.upper is None:
                 return same

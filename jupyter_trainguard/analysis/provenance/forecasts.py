@@ -26,10 +26,12 @@ class Forecasts:
 
     def forecast_rows(self, obj: Obj, e: ast.Call, kws: dict) -> Val | None:
         """The rows a model fitted on a history predicts without rows given: its own rows in-sample
-        (`res.predict()`), the range `start`/`end` name (`predict(start=test.index[0], end=test.index[-1])`), or
-        a horizon: rows the call does not name (no rows yet)."""
-        in_sample = isinstance(e.func, ast.Attribute) and e.func.attr == "predict_in_sample" or \
-            not e.args and not e.keywords and not obj.cls.startswith("pmdarima.")  # (its `predict()`: ten ahead)
+        (`res.predict()`; `res.forecast()` is the step after them), the range `start`/`end` name
+        (`predict(start=test.index[0], end=test.index[-1])`), or a horizon: rows the call does not name (no rows
+        yet)."""
+        attr = e.func.attr if isinstance(e.func, ast.Attribute) else ""
+        in_sample = attr == "predict_in_sample" or attr == "predict" and not e.args and not e.keywords and \
+            not obj.cls.startswith("pmdarima.")  # (its `predict()`: ten ahead; `forecast()`: the next step)
         if obj.bound is not None and in_sample:
             return obj.bound[0]
         named = [v for k in ("start", "end") if (v := kws.get(k)) is not None and v.is_data]

@@ -291,18 +291,8 @@ class Methods:
             return out
         if attr == "query" and e.args or attr == "filter" and e.args and mask_steps(e.args[0]):
             return self.filtered(recv, e)
-        if attr == "drop" and (kw(e, "index") is not None or e.args and isinstance(e.args[0], ast.Attribute)
-                               and e.args[0].attr == "index"):
-            idx = kw(e, "index") or e.args[0]
-            inner = idx.value if isinstance(idx, ast.Attribute) and idx.attr == "index" else idx
-            other = self.env.get(inner.id) if isinstance(inner, ast.Name) else None
-            if other is not None and other.rows and recv.rows:
-                # df.drop(train.index): the complement of a selection of df
-                for tok in other.rows:
-                    for base in recv.rows:
-                        if len(tok) == len(base) + 1 and tok[: len(base)] == base:
-                            return self.select(recv, tok[-1][0], "rest", "mask", e)
-            return self.select(recv, ("mask", "drop " + text(idx)), "sub", "mask", e)
+        if attr == "drop" and (out := self.dropped_index(recv, e)) is not None:
+            return out
         if attr in ("split",) and recv.kind == "index":
             return None
         if attr == "align" and args and args[0] is not None and args[0].is_data:
