@@ -62,3 +62,42 @@ def test_the_best_epoch_kept_by_a_validation_part_carved_from_training_rows_is_c
 def test_the_validation_part_that_kept_the_best_epoch_is_the_last_word_when_the_test_set_is_never_used() -> None:
     found = [f for f in analyze_sources([LOOP.format(checked="hold_ds")]).findings if f.rule_id.startswith("LEAK")]
     assert [f.rule_id for f in found] == ["LEAK004"] and "never scored" in found[0].message
+
+
+FOLDERS = """import copy
+import os
+import torch
+from torch import nn
+from torchvision import datasets, transforms
+root = "data/flowers"
+tfs = {x: transforms.ToTensor() for x in ["train", "val"]}
+folders = {x: datasets.ImageFolder(os.path.join(root, x), tfs[x]) for x in ["train", "val"]}
+loaders = {x: torch.utils.data.DataLoader(folders[x], batch_size=32, shuffle=True) for x in ["train", "val"]}
+net = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 5))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+loss_fn = nn.CrossEntropyLoss()
+best, best_state = 0.0, None
+for epoch in range(5):
+    for phase in ["train", "val"]:
+        net.train() if phase == "train" else net.eval()
+        hits = 0
+        for xb, yb in loaders[phase]:
+            opt.zero_grad()
+            with torch.set_grad_enabled(phase == "train"):
+                out = net(xb)
+                loss = loss_fn(out, yb)
+                if phase == "train":
+                    loss.backward()
+                    opt.step()
+            hits += (out.argmax(1) == yb).sum().item()
+        acc = hits / len(folders[phase])
+        if phase == "val" and acc > best:
+            best, best_state = acc, copy.deepcopy(net.state_dict())
+print("best val acc", best)"""
+
+
+def test_folders_made_by_a_dict_comprehension_over_words_are_one_folder_each() -> None:
+    """`{x: ImageFolder(os.path.join(root, x)) for x in ['train', 'val']}`: the `train` and `val` folders are other
+    images (not the same rows scored as their own training rows), and the best epoch kept by the `val` folder,
+    the only held-out images, is a choice by them."""
+    assert leaks(FOLDERS) == ["LEAK004"]

@@ -260,3 +260,12 @@ def index_slice(node: ast.AST | None, base: str) -> ast.Slice | None:
             isinstance(node.value, ast.Attribute) and node.value.attr == "index" and text(node.value.value) == base:
         return node.slice
     return None
+
+
+def literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str] | None:
+    """The strings of a loop over a literal list of words (`for phase in ['train', 'val']`), one per pass."""
+    if not isinstance(target, ast.Name) or not isinstance(it_node, (ast.List, ast.Tuple)) or \
+            len(it_node.elts) != passes:
+        return None
+    words = [e.value for e in it_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return words if len(words) == passes else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import text, unenumerated
+from .astutil import literal_words, text, unenumerated
 from .state import flat_values
 from .values import Val
 
@@ -35,9 +35,13 @@ class Comprehensions:
                 kind = "settings"  # `[cost(y_te, p, t) for t in np.linspace(0, 1, 99)]`: one pass per setting
                 passes = [Val("data", hyper=True, site=self.site(gen.iter))]
             self.loops.append((id(e), kind, 2 if folds or kind == "settings" else len(passes)))
-            for p in passes[:8]:
+            words = literal_words(gen.iter, gen.target, len(passes)) if len(e.generators) == 1 and not gen.ifs \
+                else None  # `{x: ImageFolder(os.path.join(root, x)) for x in ["train", "val"]}`: one entry a word
+            for i, p in enumerate(passes[:8]):
                 if not folds:
                     self.assign(gen.target, p, gen.iter)
+                    if words:
+                        self.consts[gen.target.id] = words[i]
                     bound = self.env.get(gen.target.id) if elements else None
                     if bound is not None:
                         self.row_values[id(bound)] = bound  # one row each pass
@@ -52,6 +56,10 @@ class Comprehensions:
                 else:
                     outs.append(self.expr(e.elt))
             self.loops.pop()
+            if words:
+                self.consts.pop(gen.target.id, None)
+            if words and isinstance(e, ast.DictComp) and isinstance(e.key, ast.Name) and e.key.id == gen.target.id:
+                return Val("seq", keys=dict(zip(words, outs)), site=self.site(e))
             if outs and all(o is not None and o.kind == "obj" for o in outs):
                 return Val("seq", items=tuple(outs), site=self.site(e))
             flat = [i for o in outs for i in (flat_values(o) if o is not None and o.kind == "seq" else (o,))]

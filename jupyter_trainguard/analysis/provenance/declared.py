@@ -37,7 +37,7 @@ class Declared:
         key: tuple = ("declared", self.parsed.qualname(e.func))
         root = e.args[0] if e.args else kw(e, "root")
         if key[1].endswith("Folder") and root is not None:  # `ImageFolder(train_dir)`: the folder is the data
-            key += (text(root),)
+            key += (self.file_path(root) or text(root),)  # (`os.path.join(root, x)`, x a known word: that folder)
         src = Val("data", rows=frozenset({(key,)}), site=self.site(e))
         if part is None:
             return src

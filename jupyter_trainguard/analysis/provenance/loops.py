@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import counted_by, counted_rows, text, unenumerated
+from .astutil import counted_by, counted_rows, literal_words, text, unenumerated
 from .forecasts import recursive_inputs
 from .functions import STEP_BUDGET
 from .rows import repeats_rows
@@ -63,7 +63,7 @@ class Loops:
                                len(passes)))
             stamp = self.pass_stamp
             keys = self.dict_keys(it_node, target, len(passes))
-            words = _literal_words(it_node, target, len(passes))
+            words = literal_words(it_node, target, len(passes))
             for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
                 self.pass_stamp = stamp + ((id(s), i),)
                 self.assign(target, p if indexed is None else None, it_node)
@@ -227,15 +227,6 @@ class Loops:
         (the one abstract pass sees `acc` and `piece` as the same rows; they are not copies of each other)."""
         return bool(self.growing) and any(isinstance(n, ast.Name) and n.id in self.growing
                                           for a in e.args for n in ast.walk(a))
-
-
-def _literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str] | None:
-    """The strings of a loop over a literal list of words (`for phase in ['train', 'val']`), one per pass."""
-    if not isinstance(target, ast.Name) or not isinstance(it_node, (ast.List, ast.Tuple)) or \
-            len(it_node.elts) != passes:
-        return None
-    words = [e.value for e in it_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return words if len(words) == passes else None
 
 
 def _row_step(tok: tuple, counters: dict) -> int:
