@@ -53,3 +53,22 @@ def test_networks_reloaded_from_their_checkpoints_and_compared_on_the_test_perio
     first = NET.format(layer="layers.Flatten()", path="dense.keras")
     other = NET.format(layer=second, path="rnn.keras")
     assert rules(first, other) == ["LEAK005"]
+
+
+TF_DATA = """import tensorflow as tf
+import tensorflow_datasets as tfds
+from tensorflow import keras
+pets = tfds.load("pets", split="train", as_supervised=True)
+held = pets.take(500).batch(32)
+rest = pets.skip(500).batch(32)
+net = keras.Sequential([keras.layers.Flatten(), keras.layers.Dense(2, activation="softmax")])
+net.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+net.fit(rest, epochs=3, validation_data=held)"""
+
+
+def test_a_dataset_split_by_take_and_skip_holds_the_first_rows_out() -> None:
+    """`ds.take(n)` is the first n rows and `ds.skip(n)` the rest: watching the first while fitting the rest is no
+    training-row score (fitting and watching the same `take` is)."""
+    assert [f.rule_id for f in analyze_sources([TF_DATA]).findings if f.rule_id.startswith("LEAK")] == []
+    same = TF_DATA.replace("net.fit(rest,", "net.fit(held,")
+    assert [f.rule_id for f in analyze_sources([same]).findings if f.rule_id.startswith("LEAK")] == ["LEAK007"]

@@ -269,6 +269,8 @@ class Methods:
         if attr in ROW_HEAD:
             n = e.args[0] if e.args else kw(e, "n")
             return self.select(recv, ("pos", text(n) or "5"), "lo", "slice", e)
+        if attr in ("take", "skip") and len(e.args) == 1 and not (args and args[0] is not None and args[0].is_data):
+            return self.select(recv, ("pos", text(e.args[0])), "lo" if attr == "take" else "hi", "slice", e)  # tf.data
         if attr in ROW_TAIL:
             n = e.args[0] if e.args else kw(e, "n")
             return self.select(recv, ("tail", text(n) or "5"), "hi", "slice", e)
