@@ -173,3 +173,13 @@ def test_settings_searched_over_every_row_and_unpacked_into_the_scored_model(row
     assert [f.rule_id for f in found] == (["LEAK004"] if leaks else [])
     if leaks:
         assert "with the settings it found" in found[0].message
+
+
+def test_a_zoo_of_models_ranked_on_each_cross_validation_fold_is_model_selection() -> None:
+    """The zoo fitted on each fold's training rows and ranked on its held-out fold: cross-validation."""
+    folds = ("from sklearn.model_selection import KFold\nfrom lazypredict.Supervised import LazyClassifier\n"
+             "zoo = LazyClassifier(verbose=0)\n"
+             "for tr, va in KFold(5).split(Xfit):\n"
+             "    models, predictions = zoo.fit(Xfit.iloc[tr], Xfit.iloc[va], yfit.iloc[tr], yfit.iloc[va])\n"
+             "    print(models.head())")
+    assert not [f for f in analyze_sources([PRELUDE, folds, FINAL]).findings if f.rule_id.startswith("LEAK")]

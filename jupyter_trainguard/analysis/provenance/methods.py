@@ -126,8 +126,6 @@ class Methods:
             obj.layers += tuple(layer_objs(args))
         if obj.layers and x is not None and attr not in TRANSFORM:
             x = self.through_layers(obj, x)
-        if attr == "fit" and obj.cls.startswith("lazypredict.") and len(args) >= 4:
-            return self.many_models(obj, e, args)
         if attr in FIT:
             self.user_fit_body(obj, attr, e, args, kws)  # a notebook model class: what its own `fit` does inside
             return self.fit_call(obj, recv, attr, x, y, e, kws)

@@ -223,17 +223,6 @@ class Training:
         return kept
 
 
-    def many_models(self, obj: Obj, e: ast.Call, args: list) -> Val | None:
-        """lazypredict's `fit(X_train, X_test, y_train, y_test)`: some thirty estimators trained on the first part,
-        each scored on the second, their scores returned side by side in one table (and their predictions)."""
-        x, held = args[0], args[1]
-        if x is None or not x.is_data or held is None or not held.is_data:
-            return None
-        obj.multi = max(obj.multi, 2)  # several models: comparing them on the held-out part is a choice
-        obj.fit = self.add_fit("model", obj.cls, x, e, obj=obj, y=args[2])
-        ev = self.add_eval(obj, held, "fit", e, scored=True)
-        return Val("seq", items=(Val("score", evals=(ev,), site=self.site(e)), None), site=self.site(e))
-
     def checkpoint_files(self, obj: Obj, node: ast.expr | None, depth: int) -> None:
         """`ModelCheckpoint("best.keras")` among a fit's callbacks writes the network to that file: loading it
         (`load_model("best.keras")`) gives back the trained network."""

@@ -44,8 +44,6 @@ CLASSES: dict[str, ClassRow] = {
     "PermutationImportance": ClassRow("transformer", ("eli5",)),  # its `fit(X, y)` ranks columns on those rows
     "UMAP": ClassRow("transformer", ("umap",)),  # umap-learn: an embedding learned from the rows it is fitted on
     "HDBSCAN": ClassRow("model", ("hdbscan", "sklearn")),  # clusters found in the rows it is fitted on
-    # lazypredict: `fit(X_train, X_test, y_train, y_test)` trains some thirty estimators and scores each on X_test
-    **{n: ClassRow("model", ("lazypredict",)) for n in ("LazyClassifier", "LazyRegressor")},
     **{n: ClassRow("model", ("pygam",)) for n in ("LinearGAM", "LogisticGAM", "PoissonGAM", "GammaGAM")},
     "Pipeline": ClassRow("pipeline", SK + IMB),
     "make_pipeline": ClassRow("pipeline", SK + IMB),

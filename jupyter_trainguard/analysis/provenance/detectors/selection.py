@@ -18,7 +18,8 @@ def selection_leaks(rec: Record) -> list[Leak]:
     for obj, v, site, kwarg, early in rec.eval_sets:
         data = next((d for d in data_leaves(v) if final_test(rec, d.rows)), None) if early else None
         if data is None:
-            fold = _stopped_on_scored_fold(rec, obj, v, site) if early else None
+            zoo = obj is not None and obj.cls.startswith("lazypredict.")  # a ranking on each fold: cross-validation
+            fold = _stopped_on_scored_fold(rec, obj, v, site) if early and not zoo else None
             if fold is not None:
                 out.append(fold)
             continue  # (the training pair watched first and the test pair second is still a choice by the test)
