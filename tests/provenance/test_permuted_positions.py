@@ -71,3 +71,29 @@ def test_statistics_of_all_rows_reach_the_permuted_test_part() -> None:
 def test_loaders_over_two_cuts_of_positions_hold_disjoint_rows(shuffle: str) -> None:
     assert leaks([LOADERS.format(shuffle=shuffle, scored="val_loader")]) == []
     assert leaks([LOADERS.format(shuffle=shuffle, scored="train_loader")]) == ["LEAK007"]
+
+
+DRAWN = """import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+df = pd.read_csv("patients.csv")
+X, y = df.drop(columns="sick").values, df["sick"].values
+n = len(X)
+test_idx = np.random.choice(n, size=n // 5, replace=False)
+{rest}
+m = LogisticRegression().fit(X[train_idx], y[train_idx])
+print(accuracy_score(y[test_idx], m.predict(X[test_idx])))"""
+
+
+@pytest.mark.parametrize("rest, found", [
+    ("train_idx = np.setdiff1d(np.arange(n), test_idx)", []),
+    ("train_idx = [i for i in range(n) if i not in test_idx]", []),
+    ("train_idx = np.arange(n)", ["LEAK003"]),
+    ("train_idx = [i for i in range(n) if i in test_idx]", ["LEAK007"]),
+], ids=["setdiff1d", "not-in", "every-row", "in"])
+def test_positions_drawn_without_repeats_and_the_positions_they_leave(rest: str, found: list) -> None:
+    """`np.random.choice(n, k, replace=False)` draws a random subset of the row positions; the positions outside it
+    (`np.setdiff1d(np.arange(n), idx)`, `[i for i in range(n) if i not in idx]`) are the other rows."""
+    code = DRAWN.replace("{rest}", rest)
+    assert sorted(f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")) == found

@@ -139,6 +139,8 @@ class Calls:
             self.note_choice(args, e)
         if leaf == "choice" and (drawn := self.drawn(root, e, args)) is not None:
             return drawn  # values drawn from a column's rows, or row positions drawn with replacement
+        if leaf == "setdiff1d" and len(args) > 1 and (left := self.positions_left(e.args[0], args[1])) is not None:
+            return left  # `np.setdiff1d(np.arange(n), test_idx)`: the positions test_idx left
         wrapped = kws.get("model") or kws.get("estimator")
         if leaf[:1].isupper() and wrapped is not None and wrapped.kind == "obj" and wrapped.obj.fit is not None:
             return wrapped  # `Experiment(model=model, ...)` of a helper library: it scores with the model it wraps

@@ -14,6 +14,8 @@ class Comprehensions:
     """Mixin: list, set, dict comprehensions and generator expressions."""
 
     def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val | None:
+        if (kept := self.positions_kept(e)) is not None:
+            return kept
         saved = dict(self.env)
         self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
         elements: set[str] = set()
@@ -79,6 +81,25 @@ class Comprehensions:
             for k in saved:
                 if k in inner:
                     self.env[k] = inner[k]
+
+    def positions_kept(self, e: ast.AST) -> Val | None:
+        """`[i for i in range(n) if i not in test_idx]` (`in`: the same side) over row positions: one side of the
+        selection that drew or cut `test_idx`."""
+        gens = getattr(e, "generators", None)
+        if not isinstance(e, ast.ListComp) or len(gens) != 1 or len(gens[0].ifs) != 1 or \
+                not isinstance(gens[0].target, ast.Name) or not isinstance(e.elt, ast.Name) or \
+                e.elt.id != gens[0].target.id:
+            return None
+        test = gens[0].ifs[0]
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.NotIn))
+                and isinstance(test.left, ast.Name) and test.left.id == e.elt.id and
+                isinstance(test.comparators[0], ast.Name)):
+            return None
+        drawn = self.env.get(test.comparators[0].id)
+        if isinstance(test.ops[0], ast.In):
+            return drawn if drawn is not None and drawn.kind == "index" and drawn.step is not None and \
+                self.position_range(gens[0].iter) is not None else None
+        return self.positions_left(gens[0].iter, drawn)
 
     @staticmethod
     def row_wise(e: ast.AST, it: Val | None, nested: bool = False) -> bool:

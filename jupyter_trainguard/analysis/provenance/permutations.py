@@ -34,13 +34,28 @@ class Permutations:
         if (fill := self.values_drawn(args[0], e)) is not None:
             return fill
         node = e.args[0] if e.args else None
-        if const(kw(e, "replace")) is False or not (
-                isinstance(node, ast.Name) and self.positions_made(node) is not None or
+        if not (isinstance(node, ast.Name) and (self.positions_made(node) is not None or
+                                                counted_by(self.bound_nodes.get(node.id)) is not None) or
                 self.position_range(node) is not None or counted_by(node) is not None):
             return None
+        if const(kw(e, "replace")) is False:  # drawn without repeats: a random subset of the rows (a sample)
+            key = self.new_key("sample")
+            self.rec.selections[key] = Selection(key, "sample", self.site(e))
+            return Val("index", step=(key, "sub"), items=((key, "sub"),), site=self.site(e))
         key = self.new_key("resample")
         self.rec.selections[key] = Selection(key, "resample", self.site(e))
         return Val("index", step=(key, DUP), items=((key, DUP),), site=self.site(e))
+
+    def positions_left(self, among: ast.AST | None, drawn: Val | None) -> Val | None:
+        """The row positions outside a drawn or cut index (`np.setdiff1d(np.arange(n), test_idx)`,
+        `[i for i in range(n) if i not in test_idx]`): the other side of that selection."""
+        if self.position_range(among) is None or drawn is None or drawn.kind != "index" or drawn.step is None:
+            return None
+        key, part = drawn.step
+        other = {"sub": "rest", "lo": "hi", "hi": "lo"}.get(part)
+        items = tuple(drawn.items or ((key, part),))
+        return Val("index", step=(key, other), items=items[:-1] + ((key, other),), site=self.site(among)) \
+            if other is not None else None
 
     def shuffled_in_place(self, leaf: str, e: ast.Call) -> None:
         """`np.random.shuffle(idx)` / `random.shuffle(idx)` where `idx` holds positions (`list(range(n))`,
