@@ -238,12 +238,29 @@ def _fold_cut(loop: ast.For, base: str, sl: ast.Slice) -> tuple | None:
     """The fold key and part of a slice of `base` in a hand-written k-fold loop: the middle slice `[a:b]` is the
     held-out fold ("test") when the loop also slices `[:a]` or `[b:]` of the same data, and those are the rows
     around it ("train"); else None."""
-    cuts = {(text(n.slice.lower) if n.slice.lower is not None else None,
-             text(n.slice.upper) if n.slice.upper is not None else None)
-            for n in ast.walk(loop) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and
-            text(n.value) == base and n.slice.step is None}
+    cuts = _loop_cuts(loop).get(base, set())
     lo, hi = (text(b) if b is not None else None for b in (sl.lower, sl.upper))
     if lo is not None and hi is not None:
         return (("folds", lo, hi), "test") if (None, lo) in cuts or (hi, None) in cuts else None
     middle = next(((a, b) for a, b in cuts if a is not None and b is not None and (a == hi or b == lo)), None)
     return (("folds",) + middle, "train") if middle is not None else None
+
+
+_CUTS: dict[int, tuple] = {}
+
+
+def _loop_cuts(loop: ast.For) -> dict[str, set]:
+    """The slices a loop takes (step-less), by the text of what they slice: {base: {(lower, upper)}} with bounds as
+    written (None where absent). Memoised on the (read-only) loop node."""
+    hit = _CUTS.get(id(loop))
+    if hit is not None and hit[0] is loop:
+        return hit[1]
+    cuts: dict[str, set] = {}
+    for n in ast.walk(loop):
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and n.slice.step is None:
+            cuts.setdefault(text(n.value), set()).add(
+                tuple(text(b) if b is not None else None for b in (n.slice.lower, n.slice.upper)))
+    if len(_CUTS) > 4096:
+        _CUTS.clear()
+    _CUTS[id(loop)] = (loop, cuts)
+    return cuts

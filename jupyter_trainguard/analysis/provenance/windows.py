@@ -22,7 +22,7 @@ def window_bounds(fn: ast.FunctionDef, params: list[str]) -> tuple[frozenset, fr
     if hit is not None and hit[0] is fn:
         return hit[1]
     found = None
-    for loop in ast.walk(fn):
+    for loop in _loops(fn.body):
         if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
                 and call_leaf(loop.iter) == "range" and len(loop.iter.args) >= 2):
             continue
@@ -35,6 +35,18 @@ def window_bounds(fn: ast.FunctionDef, params: list[str]) -> tuple[frozenset, fr
         _MEMO.clear()
     _MEMO[id(fn)] = (fn, found)
     return found
+
+
+def _loops(body: list) -> list:
+    """The `for` statements of a body, nested ones included (statements only: no expression is walked)."""
+    out, todo, i = [], list(body), 0
+    while i < len(todo):
+        st, i = todo[i], i + 1
+        if isinstance(st, ast.For):
+            out.append(st)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(st, field, ()) or ())
+    return out
 
 
 def _appends_indexed(loop: ast.For, counter: str) -> bool:
