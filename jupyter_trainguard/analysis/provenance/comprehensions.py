@@ -19,7 +19,7 @@ class Comprehensions:
         saved = dict(self.env)
         self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
         elements: set[str] = set()
-        keep = before = None
+        keep = before = words = None
         try:
             gen = e.generators[0]
             folds = len(e.generators) == 1 and self.fold_indices(*unenumerated(gen.iter, gen.target))
@@ -58,8 +58,6 @@ class Comprehensions:
                 else:
                     outs.append(self.expr(e.elt))
             self.loops.pop()
-            if words:
-                self.consts.pop(gen.target.id, None)
             if words and isinstance(e, ast.DictComp) and isinstance(e.key, ast.Name) and e.key.id == gen.target.id:
                 return Val("seq", keys=dict(zip(words, outs)), site=self.site(e))
             if outs and all(o is not None and o.kind == "obj" for o in outs):
@@ -70,6 +68,8 @@ class Comprehensions:
             keep = out if within else None  # `[wv[w] for w in doc]`: still one row's items
             return out
         finally:
+            if words:  # (the word of the last pass is no longer known after the comprehension)
+                self.consts.pop(e.generators[0].target.id, None)
             self.loop_vars.pop()
             self.row_elements -= elements
             if before is not None:

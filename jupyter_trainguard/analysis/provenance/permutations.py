@@ -38,13 +38,11 @@ class Permutations:
                                                 counted_by(self.bound_nodes.get(node.id)) is not None) or
                 self.position_range(node) is not None or counted_by(node) is not None):
             return None
-        if const(kw(e, "replace")) is False:  # drawn without repeats: a random subset of the rows (a sample)
-            key = self.new_key("sample")
-            self.rec.selections[key] = Selection(key, "sample", self.site(e))
-            return Val("index", step=(key, "sub"), items=((key, "sub"),), site=self.site(e))
-        key = self.new_key("resample")
-        self.rec.selections[key] = Selection(key, "resample", self.site(e))
-        return Val("index", step=(key, DUP), items=((key, DUP),), site=self.site(e))
+        # drawn without repeats: a random subset of the rows (a sample); with repeats: copies of rows
+        kind, part = ("sample", "sub") if const(kw(e, "replace")) is False else ("resample", DUP)
+        key = self.new_key(kind)
+        self.rec.selections[key] = Selection(key, kind, self.site(e))
+        return Val("index", step=(key, part), items=((key, part),), site=self.site(e))
 
     def positions_left(self, among: ast.AST | None, drawn: Val | None) -> Val | None:
         """The row positions outside a drawn or cut index (`np.setdiff1d(np.arange(n), test_idx)`,

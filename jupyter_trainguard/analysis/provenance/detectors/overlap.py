@@ -83,9 +83,8 @@ def _balances(rec: Record, dup: tuple, tokens: list) -> bool:
     node = sel.site.node if sel is not None and sel.site is not None else None
     if getattr(getattr(node, "func", None), "attr", None) in ("fit_resample", "fit_sample"):
         return True
-    return any(getattr(rec.selections.get(key), "kind", None) == "mask" and not (
-        isinstance(key, tuple) and key[0] == "null") for tok in tokens if dup in tok
-        for key, _part in _before(tok, dup)[1:])
+    return any(getattr(rec.selections.get(key), "kind", None) == "mask" and key_kind(key) != "null"
+               for tok in tokens if dup in tok for key, _part in _before(tok, dup)[1:])
 
 
 def _before(tok: tuple, step: tuple) -> tuple:
