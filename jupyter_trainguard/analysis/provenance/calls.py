@@ -231,6 +231,11 @@ class Calls:
         if effect in ("concat", "merge"):
             parts = _stacked(args[0]) if args and args[0] is not None and args[0].kind == "seq" and args[0].items \
                 else args
+            if parts and all(p is not None and p.kind == "index" and p.step is not None for p in parts):
+                # `np.concatenate([idx[:a], idx[b:]])`: the positions of one side of one selection (several sides:
+                # the positions of each, which select the union of their rows)
+                return parts[0] if len({p.step for p in parts}) == 1 else Val("seq", items=tuple(parts),
+                                                                               site=self.site(e))
             out = self.derive(e, list(parts))
             first = next((p for p in parts if p is not None and p.is_data), None)
             if effect == "merge" and out is not None and q == "pandas.merge":
@@ -364,12 +369,17 @@ class Calls:
 
     def parts_call(self, e: ast.Call, args: list, effect: str, sizes: ast.AST | None = None) -> Val | None:
         src = args[0] if args else None
-        if src is None or not src.is_data:
-            return None
         n = 2
         sizes = sizes if sizes is not None else e.args[1] if len(e.args) > 1 else None
         if isinstance(sizes, (ast.List, ast.Tuple)):
             n = len(sizes.elts) + (1 if effect == "array_split" else 0)
+        elif effect == "array_split" and isinstance(const(sizes), int) and 1 < const(sizes) <= 20:
+            n = const(sizes)
+        if effect == "array_split" and (src is None or not src.is_data or src.kind == "index") and \
+                (parts := self.position_parts(e, n, src)) is not None:
+            return parts  # `np.array_split(np.random.permutation(n), 5)`: parts of the row positions
+        if src is None or not src.is_data:
+            return None
         key = self.new_key("split")
         self.note_split(e, [src], effect == "random_split", "random_split" if effect == "random_split" else "split")
         names = ["train"] + [f"part{i}" for i in range(1, n - 1)] + ["test"] if n > 1 else ["train"]

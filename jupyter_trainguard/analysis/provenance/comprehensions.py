@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import literal_words, text, unenumerated
+from .permutations import parts_key
 from .state import flat_values
 from .values import Val
 
@@ -86,9 +87,12 @@ class Comprehensions:
         """`[i for i in range(n) if i not in test_idx]` (`in`: the same side) over row positions: one side of the
         selection that drew or cut `test_idx`."""
         gens = getattr(e, "generators", None)
-        if not isinstance(e, ast.ListComp) or len(gens) != 1 or len(gens[0].ifs) != 1 or \
-                not isinstance(gens[0].target, ast.Name) or not isinstance(e.elt, ast.Name) or \
-                e.elt.id != gens[0].target.id:
+        if not isinstance(e, (ast.ListComp, ast.GeneratorExp)) or len(gens) != 1 or len(gens[0].ifs) != 1 or \
+                not isinstance(gens[0].target, ast.Name):
+            return None
+        if isinstance(e.elt, ast.Subscript):
+            return self.other_folds(e.elt, gens[0].target.id, gens[0].ifs[0])
+        if not isinstance(e, ast.ListComp) or not isinstance(e.elt, ast.Name) or e.elt.id != gens[0].target.id:
             return None
         test = gens[0].ifs[0]
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.NotIn))
@@ -100,6 +104,15 @@ class Comprehensions:
             return drawn if drawn is not None and drawn.kind == "index" and drawn.step is not None and \
                 self.position_range(gens[0].iter) is not None else None
         return self.positions_left(gens[0].iter, drawn)
+
+    def other_folds(self, elt: ast.Subscript, var: str, test: ast.expr) -> Val | None:
+        """`[folds[j] for j in range(k) if j != i]` of position parts: every part but this pass's fold."""
+        if not (isinstance(elt.value, ast.Name) and isinstance(elt.slice, ast.Name) and elt.slice.id == var and
+                isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq) and
+                var in {n.id for n in (test.left, test.comparators[0]) if isinstance(n, ast.Name)}):
+            return None
+        key = parts_key(self.env.get(elt.value.id))
+        return Val("seq", items=(self.fold_index(key, "train", elt),), site=self.site(elt)) if key else None
 
     @staticmethod
     def row_wise(e: ast.AST, it: Val | None, nested: bool = False) -> bool:

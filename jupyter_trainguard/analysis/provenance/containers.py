@@ -18,6 +18,17 @@ ALLOCATORS = ("zeros", "empty", "ones", "full")
 class Containers:
     """Mixin: methods of lists and dicts; rows kept by index membership or a filter."""
 
+    def list_arithmetic(self, e: ast.expr, vals: list) -> Val | None:
+        """`[part] * 3` and `[a] + [b]`: lists whose items are the same values, repeated or joined."""
+        seqs = [v for v in vals if v is not None and v.kind == "seq" and v.items is not None]
+        if not isinstance(e, ast.BinOp) or not seqs:
+            return None
+        if isinstance(e.op, ast.Mult) and len(seqs) == 1:
+            return Val("seq", items=seqs[0].items * 2, site=self.site(e))  # twice shows the repetition
+        if isinstance(e.op, ast.Add) and len(seqs) == 2:
+            return Val("seq", items=seqs[0].items + seqs[1].items, site=self.site(e))
+        return None
+
     def filtered(self, recv: Val, e: ast.Call) -> Val:
         """`df.query('a > 1')`, a Spark DataFrame's `filter(F.col('day') < cut)`: the rows the test keeps (each test
         joined by `&` one side of a selection of its own, as in `df[(df.d >= a) & (df.d < b)]`)."""

@@ -128,17 +128,6 @@ class Expressions:
             self.fit_removed[id(got)] = self.fit_removed.get(id(fit))
         return got
 
-    def list_arithmetic(self, e: ast.expr, vals: list) -> Val | None:
-        """`[part] * 3` and `[a] + [b]`: lists whose items are the same values, repeated or joined."""
-        seqs = [v for v in vals if v is not None and v.kind == "seq" and v.items is not None]
-        if not isinstance(e, ast.BinOp) or not seqs:
-            return None
-        if isinstance(e.op, ast.Mult) and len(seqs) == 1:
-            return Val("seq", items=seqs[0].items * 2, site=self.site(e))  # twice shows the repetition
-        if isinstance(e.op, ast.Add) and len(seqs) == 2:
-            return Val("seq", items=seqs[0].items + seqs[1].items, site=self.site(e))
-        return None
-
     def attribute(self, e: ast.Attribute) -> Val | None:
         base = self.expr(e.value)
         if base is None and e.attr == "values":
@@ -217,6 +206,8 @@ class Expressions:
                 return base.items[key]
             if base.keys is not None and key in base.keys:
                 return base.keys[key]
+            if (fold := self.fold_of_parts(base, e)) is not None:
+                return fold  # `folds[k]` of position parts in a hand-written k-fold
             self.expr(e.slice)
             members = [i for i in list(base.items or ()) + list((base.keys or {}).values()) if i is not None]
             objs = [i for i in members if i.kind == "obj"]
@@ -314,6 +305,8 @@ class Expressions:
             if accessor == "iloc" and isinstance(sl, (ast.Name, ast.Call, ast.List)):
                 return self.select(base, ("mask", text(sl)), "sub", "mask", e)
             return same  # column names (a literal or a name bound to a list of names)
+        if idx.kind == "seq" and (union := self.rows_of_parts(base, idx, e)) is not None:
+            return union  # `X[np.concatenate([tr, va])]`: the rows of both parts
         if idx.kind == "seq":  # a list of column names: chosen by a statistic when its items carry one
             same.stats = same.stats.union(*(i.stats for i in idx.items or () if i is not None and i.is_data and
                                             not i.rows))

@@ -44,7 +44,7 @@ class Loops:
 
     def _for_loop(self, s: ast.For | ast.AsyncFor) -> None:
         it_node, target = unenumerated(s.iter, s.target)
-        kind = self.fold_indices(it_node, target, s.body)
+        kind = self.fold_indices(it_node, target, s.body) or self.over_position_parts(it_node, target)
         if kind:
             folds = [(id(s), "folds", 2)] if kind == "folds" else []  # (the parts of one split are taken once)
             self.loops.extend(folds)
@@ -215,12 +215,20 @@ class Loops:
         `x[:i * n]`, `x[(i + 1) * n:]` around it, in one loop) it takes this pass's fold or the rows around it: a
         part of a fold selection. Any other (`a[i - 60:i]` appended window by window, `X[i:i + bs]` batch by
         batch) sweeps over all the rows."""
-        loop = next((n for n in reversed(self.loop_nodes) if isinstance(n, ast.For) and
-                     isinstance(n.target, ast.Name) and n.target.id in counters), None)
-        if loop is None or not isinstance(e, ast.Subscript):
-            return same
-        cut = _fold_cut(loop, text(e.value), sl)
+        cut = self.fold_cut(sl, e, counters)
         return self.select(base, cut[0], cut[1], "folds", e) if cut is not None else same
+
+    def fold_cut(self, sl: ast.Slice, e: ast.AST, counters: set | None = None) -> tuple | None:
+        """The (fold key, part) of a slice bounded by a loop's counter in a hand-written k-fold, else None."""
+        if counters is None:
+            bounds = {n.id for b in (sl.lower, sl.upper) if b is not None for n in ast.walk(b)
+                      if isinstance(n, ast.Name)}
+            counters = {n for names in self.loop_vars for n in bounds & names}
+        loop = next((n for n in reversed(self.loop_nodes) if isinstance(n, ast.For) and
+                     isinstance(n.target, ast.Name) and n.target.id in counters), None) if counters else None
+        if loop is None or not isinstance(e, ast.Subscript):
+            return None
+        return _fold_cut(loop, text(e.value), sl)
 
     def accumulating(self, e: ast.Call) -> bool:
         """`acc = np.vstack((acc, piece))` in a loop: each pass adds new rows to what the earlier passes stacked

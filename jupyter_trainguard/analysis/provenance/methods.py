@@ -147,6 +147,8 @@ class Methods:
             if x is None:
                 return None
             fit = obj.fit if obj.role in ("transformer", "augmenter", "pipeline", "model") else None
+            if obj.role == "model" and fit is not None:  # a fitted model's projection carries what it learned
+                fit = obj.learned or self.weights_of(fit)
             stats = x.all_stats | ({fit} if fit is not None and fit.kind in ("transformer", "statistic") else set())
             out = Val("pred" if x.kind == "pred" else "data", rows=x.rows, stats=frozenset(stats), site=self.site(e),
                       evals=x.evals, time=x.time)  # (`enc.inverse_transform(pred)`: still predictions)
@@ -231,8 +233,9 @@ class Methods:
         obj.learned = None
         if y is None and obj.cls.rsplit(".", 1)[-1] in UNSUPERVISED or attr == "fit_predict":
             obj.learned = self.add_fit("transformer", obj.cls, x, e, obj=obj)
-        if attr == "fit_transform":
-            return Val("data", rows=x.rows, stats=x.all_stats, site=self.site(e), evals=x.evals)
+        if attr == "fit_transform":  # a model used as a transform (LDA's projection, k-means distances)
+            obj.learned = obj.learned or self.add_fit("transformer", obj.cls, x, e, obj=obj, y=y)
+            return Val("data", rows=x.rows, stats=x.all_stats | {obj.learned}, site=self.site(e), evals=x.evals)
         if attr == "fit_predict":  # each row's cluster or outlier flag: a feature, or a prediction a metric scores
             ev = self.add_eval(obj, x, attr, e)
             return Val("data", rows=x.rows, stats=x.all_stats | {obj.learned}, site=self.site(e), evals=(ev,))
