@@ -67,3 +67,32 @@ def test_a_threshold_picked_from_costs_computed_in_a_comprehension_is_a_choice()
     once = COST.replace("costs = [cost(y_te, proba, t) for t in grid]", "costs = [cost(y_te, proba, 0.5)]")
     assert not {f.rule_id for f in analyze_sources([once.format(pick="print(costs)")]).findings
                 if f.rule_id.startswith("LEAK")}
+
+
+SWEEP = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import precision_score, recall_score
+df = pd.read_csv("loans.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns="bad"), df["bad"], random_state=0)
+proba = LogisticRegression().fit(X_tr, y_tr).predict_proba(X_te)[:, 1]
+grid = np.linspace(0, 1, 101)
+recalls, precisions = [], []
+for t in grid:
+    recalls.append(recall_score(y_te, proba >= t))
+    precisions.append(precision_score(y_te, proba >= t))
+table = pd.DataFrame({table}, columns=["t", "recall", "precision"])
+table["f1"] = 2 * table["precision"] * table["recall"] / (table["precision"] + table["recall"])
+{pick}"""
+
+
+@pytest.mark.parametrize("table", ["list(zip(grid, recalls, precisions))", "zip(grid, recalls, precisions)"],
+                         ids=["list-zip", "zip"])
+def test_a_threshold_read_off_a_table_zipped_from_the_sweep_is_a_choice(table: str) -> None:
+    """The thresholds zipped with the scores the loop gathered for them: the row of the best F1 is a pick by the
+    test rows; the table only shown compares every threshold side by side."""
+    picked = SWEEP.format(table=table, pick="best = table[table['f1'] == table['f1'].max()]")
+    assert {f.rule_id for f in analyze_sources([picked]).findings if f.rule_id.startswith("LEAK")} == {"LEAK004"}
+    shown = SWEEP.format(table=table, pick="print(table.head())")
+    assert {f.rule_id for f in analyze_sources([shown]).findings if f.rule_id.startswith("LEAK")} == {"LEAK005"}

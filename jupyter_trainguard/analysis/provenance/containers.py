@@ -41,9 +41,12 @@ class Containers:
 
     def builtin(self, leaf: str, e: ast.Call, args: list, kws: dict) -> Val | None:
         """Python's containers and iteration helpers (`zip`, `max`, `sorted`, `list`, `dict`, `enumerate`)."""
-        if leaf == "zip" and args and all(a is not None and a.kind == "seq" and a.items is not None for a in args):
-            n = min(len(a.items) for a in args)
-            return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
+        if leaf == "zip" and args and all(a is not None and a.kind == "seq" for a in args):
+            if all(a.items is not None for a in args):
+                n = min(len(a.items) for a in args)
+                return Val("seq", items=tuple(Val("seq", items=tuple(a.items[i] for a in args)) for i in range(n)))
+            # a range of settings beside the lists filled for them: one tuple stands for every pass's
+            return Val("seq", items=(Val("seq", items=tuple(a.items[0] if a.items else None for a in args)),))
         if leaf in ("max", "min", "sorted"):
             self.note_choice(args, e)
             self.keyed_items(e, args)
