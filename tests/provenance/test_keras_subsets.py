@@ -94,3 +94,39 @@ def test_the_message_names_the_generator_not_its_inner_variables() -> None:
     found = analyze_sources([KERAS, GENERATOR, WATCHED]).findings
     leak = next(f for f in found if f.rule_id == "LEAK004")
     assert "`val_gen`" in leak.message and "`bx`" not in leak.message
+
+
+ARRAY_BATCHES = '''import numpy as np
+X, y = np.load("x.npy"), np.load("y.npy")
+X_tr, y_tr, X_te, y_te = X[:800], y[:800], X[800:], y[800:]
+def batches(a, b, size):
+    while True:
+        for i in range(0, len(a), size):
+            yield a[i:i + size], b[i:i + size]
+def net(units):
+    m = models.Sequential([layers.Dense(units, activation="relu"), layers.Dense(1, activation="sigmoid")])
+    m.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+    return m
+small, big = net(8), net(64)
+small.fit(batches(X_tr, y_tr, 32), steps_per_epoch=25, epochs=3)
+big.fit(batches(X_tr, y_tr, 32), steps_per_epoch=25, epochs=3)'''
+
+
+def test_networks_fitted_on_a_generator_of_array_batches_learn_from_those_arrays() -> None:
+    """`model.fit(batches(X_tr, y_tr))` trains on the rows the yielded (x, y) pairs hold: two networks trained so
+    and scored on the test rows side by side are compared there; one scored on the training rows is overlap."""
+    assert rules(ARRAY_BATCHES, "print(small.evaluate(X_te, y_te))\nprint(big.evaluate(X_te, y_te))") == {"LEAK005"}
+    assert rules(ARRAY_BATCHES, "print(small.evaluate(X_tr, y_tr))") == {"LEAK007"}
+    assert not rules(ARRAY_BATCHES, "print(big.evaluate(X_te, y_te))")
+
+
+def test_a_subset_forwarded_through_keyword_arguments_is_read() -> None:
+    """`flow_from_directory(d, **kwargs)` inside a function called with `subset="validation"`: that subset. Fitted
+    on the training generator and scored on the validation one: clean; on the training one: overlap."""
+    forwarded = '''def reader(directory, **kwargs):
+    return datagen.flow_from_directory(directory, target_size=(64, 64), **kwargs)
+train_gen = reader("images", subset="training")
+val_gen = reader("images", subset="validation")'''
+    fitted = NET + "\nmodel.fit(train_gen, epochs=5)"
+    assert not rules(forwarded, fitted, "print(model.evaluate(val_gen))")
+    assert "LEAK007" in rules(forwarded, fitted, "print(model.evaluate(train_gen))")

@@ -55,6 +55,10 @@ class Declared:
         subset="training")`: the two subsets are the parts of one split of what the folder (or array) holds;
         `subset="both"` returns both. Without `subset` the read is all of it."""
         subset = const(kw(e, "subset"))
+        if subset is None:  # `flow_from_directory(d, **kwargs)` in a function called with `subset="training"`
+            forwarded = [self.consts.get("**" + k.value.id) for k in e.keywords
+                         if k.arg is None and isinstance(k.value, ast.Name)]
+            subset = next((f["subset"] for f in forwarded if isinstance(f, dict) and "subset" in f), None)
         if not src.is_data or subset not in ("training", "validation", "both"):
             return src
         key = ("keras-subset", src.rows)

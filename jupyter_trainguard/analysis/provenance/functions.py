@@ -57,14 +57,18 @@ class Functions:
                 local[kwa.arg] = kws[kwa.arg]
         if fn.args.vararg is not None:
             local[fn.args.vararg.arg] = Val("seq", items=tuple(args[len(params):]))
+        named = set(params) | {k.arg for k in fn.args.kwonlyargs}
         consts = dict(self.consts)
-        for p in params + [k.arg for k in fn.args.kwonlyargs]:
+        for p in named:
             consts.pop(p, None)
+        if fn.args.kwarg is not None:  # `**kwargs`: the keywords no parameter takes (literals readable by name)
+            local[fn.args.kwarg.arg] = Val("seq", keys={k: v for k, v in kws.items() if k not in named})
+            consts["**" + fn.args.kwarg.arg] = {k.arg: k.value.value for k in e.keywords if k.arg is not None and
+                                               k.arg not in named and isinstance(k.value, ast.Constant)}
         given = dict(zip(params[len(params) - len(defaults):], defaults))  # a default, unless the call gives it
         given.update(zip(params, e.args))
         given.update((k.arg, k.value) for k in e.keywords if k.arg is not None)
-        shadowed = set(params) | {k.arg for k in fn.args.kwonlyargs}
-        lists = {n: spec for n, spec in self.str_lists.items() if n not in shadowed}
+        lists = {n: spec for n, spec in self.str_lists.items() if n not in named}
         for p, node in given.items():
             self.bind_constant(consts, p, node)
             spec = self.col_spec(node)  # a column list given (`evaluate(['a', 'b'])`) is that list inside
@@ -90,7 +94,7 @@ class Functions:
             inner_lists = self.str_lists
             self.env, self._returns, self.mutated, self.cell, self.consts, self._yields, self.flags, \
                 self.str_lists = saved
-            for n in (set(inner_lists) | set(self.str_lists)) - shadowed:  # global column lists changed inside
+            for n in (set(inner_lists) | set(self.str_lists)) - named:  # global column lists changed inside
                 if n in inner_lists:
                     self.str_lists[n] = inner_lists[n]
                 else:
@@ -118,7 +122,7 @@ class Functions:
             out = cut_windows(out, bounds, given, self.select, e)  # `windows(x, 0, n_train, 20)`: that period
         if _is_generator(fn):  # the caller iterates over what it yields (`validation_data=batches(...)`)
             items = tuple(map(_unnamed, {id(v): v for v in yields}.values()))
-            out = Val("seq", items=items, site=self.site(e)) if items else None
+            out = Val("seq", items=items, site=self.site(e), func=fn) if items else None  # (func: what yields them)
         new_fits = self.rec.fits[fits_before:]
         if not any(f.kind == "model" for f in new_fits):
             return self.by_hand(fval, e, args, kws, out, new_fits) or out

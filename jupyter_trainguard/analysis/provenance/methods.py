@@ -13,6 +13,7 @@ from .columns import loc_cols
 from .forecasts import HORIZON
 from .objects import interpolates, layer_objs
 from .rows import DUP, repeats_rows
+from .state import flat_values
 from .training import stops_early
 from .values import Obj, Val
 
@@ -115,8 +116,10 @@ class Methods:
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts") or \
             kws.get("generator") or kws.get("dataframe") or kws.get("X_train")
         y = args[1] if len(args) > 1 else kws.get("y") or kws.get("y_train")
-        if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2])
-            x = self.derive(e, list(x.items))
+        if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2]); a notebook generator's
+            x = self.derive(e, list(x.items) if x.func is None else [  # batches: the features of each (x, y) pair
+                v for i in x.items for v in flat_values(i.items[0] if i is not None and i.kind == "seq" and i.items
+                                                         else i)])
         x = x if x is not None and x.is_data else None
         if x is None and attr in FIT and obj.role in USED_AS_ROWS and e.args:
             x = self.data_by_use(e.args[0])

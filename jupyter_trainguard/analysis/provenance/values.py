@@ -188,7 +188,7 @@ class Val(Record, eq=False):
     obj: Obj | None
     items: tuple | None
     keys: dict | None
-    func: ast.FunctionDef | None
+    func: ast.FunctionDef | None  # a notebook function; on a list, the generator function that yields its items
     func_cell: object
     step: tuple | None  # for an index (fold indices): the selection step it applies
     evals: tuple  # for predictions and scores: the evaluations they come from
