@@ -70,3 +70,18 @@ def test_a_test_part_only_summarised_is_not_taken() -> None:
                               "    m.fit(X_train, y_train)\n    print(accuracy_score(y_val, m.predict(X_val)))")
     scaled = "from sklearn.preprocessing import StandardScaler\nXt = StandardScaler().fit_transform(X_test)"
     assert not rules(scaled, SWEEP)
+
+
+RESPLIT = """for seed in range(10):
+    X_full, X_test, y_full, y_test = train_test_split(X, y, test_size=0.2, random_state=seed)
+    X_train, X_val, y_train, y_val = train_test_split(X_full, y_full, test_size=0.25, random_state=seed)
+    m = LogisticRegression().fit(X_train, y_train)
+    print(seed, accuracy_score(y_val, m.predict(X_val)))"""
+
+
+def test_the_test_part_of_the_same_rows_split_again_and_scored_counts_as_taken() -> None:
+    """The sweep on the first split's validation part, then the same rows split again with other seeds and the
+    last split's test part scored: the notebook reports a test score, so the sweep is not its last word."""
+    final = "final = LogisticRegression(C=1).fit(X_full, y_full)\nprint(accuracy_score(y_test, final.predict(X_test)))"
+    assert not rules(SWEEP, RESPLIT, final)
+    assert "LEAK004" in rules(SWEEP, RESPLIT)  # split again, but no test part is ever scored

@@ -102,8 +102,24 @@ def _used_splits(rec) -> set:
             [d.rows for _obj, v, _site, _kwarg, _early in rec.eval_sets for d in data_leaves(v)]
         used = _cache(rec)["used_splits"] = {key for r in rows for tok in r for key, part in tok[1:]
                                              if part in HELD_SIDE} | {key for key, part in rec.touched
-                                                                      if part in HELD_SIDE}
+                                                                      if part in HELD_SIDE} | _resplit(rec, rows)
     return used
+
+
+def _resplit(rec, rows: list) -> set:
+    """Splits of the same rows made again (`for seed in range(10): train_test_split(df, random_state=seed)`) whose
+    held-out part at the same depth some call takes: the data's test part is taken, whichever split made it."""
+    places: dict = {}
+    held: set = set()
+    for r in rows:
+        for tok in r:
+            for i, (key, part) in enumerate(tok[1:]):
+                sel = rec.selections.get(key)
+                if sel is not None and sel.kind == "split":
+                    places.setdefault((tok[0], i), set()).add(key)
+                    if part in HELD_SIDE:
+                        held.add((tok[0], i))
+    return {key for place in held for key in places.get(place, ())}
 
 
 def _trained_steps(rec) -> set:
