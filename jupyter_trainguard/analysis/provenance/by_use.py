@@ -58,9 +58,12 @@ class ByUse:
         return self.env[node.id]
 
     def data_by_use(self, node: ast.expr) -> Val | None:
-        """A name the interpreter could not follow (a reader it does not know) fitted on by a transformer: the
-        transformer's API says it holds rows, so from here on the name stands for rows from outside."""
-        if not isinstance(node, ast.Name) or self.env.get(node.id) is not None:
+        """A name the interpreter could not follow (a reader it does not know, or a list filled from one row by
+        row: `for row in cursor: x.append(row[1:])`) fitted on by a transformer: the transformer's API says it
+        holds rows, so from here on the name stands for rows from outside."""
+        cur = self.env.get(node.id) if isinstance(node, ast.Name) else None
+        if not isinstance(node, ast.Name) or cur is not None and not (cur.kind == "seq" and cur.items == () and
+                                                                      not cur.keys):
             return None
         v = self.env[node.id] = self.new_frame(self.source(node, "used"))  # a table: its columns are followed
         v.name = node.id

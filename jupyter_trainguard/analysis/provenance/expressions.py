@@ -10,7 +10,7 @@ from .api import lookup_class
 from .api.pandas_api import META_ATTRS
 from .astutil import index_slice, mask_steps, names_time, range_slice, subscript_name, text
 from .columns import KEEP_COLS
-from .values import Fit, Val
+from .values import Fit, Obj, Val
 
 SPLIT_NAMES = {"train": "train", "test": "test", "validation": "val", "valid": "val", "val": "val", "dev": "val"}
 SELECTOR_ATTRS = frozenset({"support_", "ranking_", "scores_", "pvalues_", "get_support"})
@@ -192,6 +192,9 @@ class Expressions:
         if isinstance(node, ast.Attribute) and node.attr in ("iloc", "loc", "at", "iat", "ix"):
             accessor, node = node.attr, node.value
         base = self.expr(node) or self.frame_by_use(node, e.slice, accessor)
+        if base is None and self.parsed.qualname(node) == "sys.modules":
+            return self.outside.setdefault("sys.modules", Val("obj", obj=Obj(  # the notebook's own namespace
+                "module", "namespace", self.site(e), attrs={}), site=self.site(e)))  # (`this.x_train = ...`)
         if base is None:
             got = self.expr(e.slice)  # `np.c_[X]`, `np.r_[a, b]`: the arrays stacked
             stacked = self.derive(e, list(got.items)) if got is not None and got.kind == "seq" and got.items else got
