@@ -30,6 +30,12 @@ PAIRS = [
      "with open('features.pkl', 'rb') as f:\n    X2 = pickle.load(f)\nXtr, Xte, ytr, yte = train_test_split(X2, y)\n"
      "sc = StandardScaler().fit(Xtr)\nm = LogisticRegression().fit(sc.transform(Xtr), ytr)\n"
      "print(accuracy_score(yte, m.predict(sc.transform(Xte))))"),
+    ("pickle-keywords-round-trip", "LEAK007",
+     "m = LogisticRegression().fit(X, y)\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(obj=m, file=f)\n# %%\n"
+     "with open('model.pkl', 'rb') as f:\n    m2 = pickle.load(f)\nprint(accuracy_score(y, m2.predict(X)))",
+     "Xtr, Xte, ytr, yte = train_test_split(X, y)\nm = LogisticRegression().fit(Xtr, ytr)\n"
+     "with open('model.pkl', 'wb') as f:\n    pickle.dump(obj=m, file=f)\n# %%\n"
+     "with open('model.pkl', 'rb') as f:\n    m2 = pickle.load(f)\nprint(accuracy_score(yte, m2.predict(Xte)))"),
     ("csv-round-trip-path-in-a-name", "LEAK001",
      "PATH = './clean.csv'\ndf = df.fillna(df.mean())\ndf.to_csv(PATH, index=False)\n# %%\n"
      "clean = pd.read_csv('clean.csv')\ntr, te = train_test_split(clean)\n"

@@ -233,3 +233,16 @@ def test_a_hand_written_fold_loop_keeping_each_fold_s_best_epoch() -> None:
     [f] = [f for f in analyze_sources([EPOCHS.format(cmp="f1 > top")]).findings if f.rule_id.startswith("LEAK")]
     assert f.rule_id == "LEAK004" and f.evidence["cross_validation"]
     assert not [f for f in analyze_sources([EPOCHS.format(cmp="f1 > 0.9")]).findings if f.rule_id.startswith("LEAK")]
+
+
+@pytest.mark.parametrize("params", ["{'n_estimators': 5000, 'early_stopping_rounds': 100}",
+                                    "dict(n_estimators=5000, early_stopping_rounds=100)"], ids=["literal", "dict"])
+def test_early_stopping_given_through_an_unpacked_dict_is_read(params: str) -> None:
+    """`XGBRegressor(**params)` with `early_stopping_rounds` in `params`: built to stop early on its eval set."""
+    body = (f"    params = {params}\n    m = xgb.XGBRegressor(**params)\n"
+            "    m.fit(X_tr, y_tr, eval_set=[(X_va, y_va)], verbose=False)")
+    code = LOOP.replace("import lightgbm as lgb", "import xgboost as xgb")
+    stopped = [f for f in analyze_sources([code.format(body=body)]).findings if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in stopped] == ["LEAK004"]
+    fixed = body.replace(", 'early_stopping_rounds': 100", "").replace(", early_stopping_rounds=100", "")
+    assert not [f for f in analyze_sources([code.format(body=fixed)]).findings if f.rule_id.startswith("LEAK")]

@@ -24,6 +24,15 @@ PATH_FIRST = frozenset({("numpy", "save"), ("numpy", "savetxt"), ("scipy", "save
 # methods writing their receiver to the file named by their first argument
 WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", "to_json", "to_excel", "to_hdf",
                              "save", "save_model", "dump", "save_weights"})
+VALUE_KEYWORDS = ("obj", "value", "arr", "X")  # the value a writer is given by keyword
+PATH_KEYWORDS_OUT = ("file", "filename", "f", "fname")  # the file it writes to
+
+
+def _given(e: ast.Call, i: int, names: tuple) -> ast.expr | None:
+    """The call's `i`-th positional argument, else its first keyword among `names`."""
+    return e.args[i] if len(e.args) > i else next((k.value for k in e.keywords if k.arg in names), None)
+
+
 # a library reader's keywords that pick which rows of the file it reads (`nrows=`, `skiprows=`, a sheet, some
 # subfolders); Keras's `subset=` is not one: the two subsets are the two sides of one split of the same read
 ROW_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "sheet_name", "key", "where", "start", "stop", "classes",
@@ -146,10 +155,11 @@ class Files:
             path = self.file_path(e.args[0]) if e.args else None
             return (Val("file", keys={"path": path}, site=self.site(e)) if path else None,)
         root, leaf = q.split(".", 1)[0], q.rsplit(".", 1)[-1]
-        if (root, leaf) in VALUE_FIRST and len(e.args) >= 2:
-            self.wrote(self.file_path(e.args[1]), self.expr(e.args[0]), e.args[1])
-        elif (root, leaf) in PATH_FIRST and len(e.args) >= 2:
-            self.wrote(self.file_path(e.args[0]), self.expr(e.args[1]), e.args[0])
+        value, path = _given(e, 0, VALUE_KEYWORDS), _given(e, 1, PATH_KEYWORDS_OUT)  # (`dump(obj=m, file=f)`)
+        if (root, leaf) in PATH_FIRST:
+            path, value = _given(e, 0, PATH_KEYWORDS_OUT), _given(e, 1, VALUE_KEYWORDS)
+        if (root, leaf) in VALUE_FIRST | PATH_FIRST and value is not None and path is not None:
+            self.wrote(self.file_path(path), self.expr(value), path)
         elif (root, leaf) in COPIES and len(e.args) >= 2:
             self.wrote(self.file_path(e.args[1]), self.written.get(self.file_path(e.args[0]) or ""))
         else:

@@ -57,13 +57,30 @@ def stops_early(e: ast.Call, bound: dict | None = None, classes: dict | None = N
     """The call stops early or keeps the best epoch (it selects by the evaluation data); `bound` maps names to the
     expressions last assigned to them, to read `callbacks=cbs` through `cbs = [...]`; `classes`: the notebook's
     own classes by name."""
-    for k in e.keywords:
-        if k.arg not in EARLY or isinstance(k.value, ast.Constant) and k.value.value in (None, False):
+    for arg, value in _keywords(e, bound or {}):
+        if arg not in EARLY or isinstance(value, ast.Constant) and value.value in (None, False):
             continue
-        if k.arg == "callbacks" and not _selects(k.value, bound or {}, 0, classes or {}):
+        if arg == "callbacks" and not _selects(value, bound or {}, 0, classes or {}):
             continue
         return True
     return False
+
+
+def _keywords(e: ast.Call, bound: dict) -> list:
+    """The call's keywords as (name, value) pairs, a dict unpacked into them (`XGBClassifier(**params)` with
+    `params = {...}` or `dict(...)`) read through the expression last assigned to its name."""
+    out = []
+    for k in e.keywords:
+        if k.arg is not None:
+            out.append((k.arg, k.value))
+            continue
+        d = bound.get(k.value.id) if isinstance(k.value, ast.Name) else k.value
+        if isinstance(d, ast.Dict):
+            out += [(key.value, v) for key, v in zip(d.keys, d.values)
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        elif isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "dict":
+            out += [(kk.arg, kk.value) for kk in d.keywords if kk.arg is not None]
+    return out
 
 
 def _selects(node: ast.expr, bound: dict, depth: int, classes: dict) -> bool:
