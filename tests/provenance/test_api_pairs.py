@@ -382,6 +382,15 @@ PAIRS = [
      "print(accuracy_score(yte, bst.predict(xgb.DMatrix(Xte))))",
      "import xgboost as xgb\nXtr, Xte, ytr, yte = train_test_split(X, y)\nbst = xgb.train({}, xgb.DMatrix(Xtr, label=ytr))\n"
      "print(accuracy_score(yte, bst.predict(xgb.DMatrix(Xte))))"),
+    ("xgboost-native-cv", "LEAK001",
+     "import xgboost as xgb\nXs = StandardScaler().fit_transform(X)\n"
+     "res = xgb.cv({}, xgb.DMatrix(Xs, label=y), nfold=5, early_stopping_rounds=20)\nprint(res['test-rmse-mean'].min())",
+     "import xgboost as xgb\nres = xgb.cv({}, xgb.DMatrix(X, label=y), nfold=5, early_stopping_rounds=20)\n"
+     "print(res['test-rmse-mean'].min())"),
+    ("lightgbm-native-cv", "LEAK001",
+     "import lightgbm as lgb\nXs = StandardScaler().fit_transform(X)\n"
+     "res = lgb.cv({}, lgb.Dataset(Xs, label=y), nfold=5)\nprint(res)",
+     "import lightgbm as lgb\nres = lgb.cv({}, lgb.Dataset(X, label=y), nfold=5)\nprint(res)"),
     ("lightgbm-sklearn-wrapper", "LEAK003",
      "from lightgbm import LGBMClassifier\nXtr, Xte, ytr, yte = train_test_split(X, y)\nclf = LGBMClassifier().fit(X, y)\n"
      "print(accuracy_score(yte, clf.predict(Xte)))",
