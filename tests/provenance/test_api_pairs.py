@@ -382,6 +382,15 @@ PAIRS = [
      "print(accuracy_score(yte, bst.predict(xgb.DMatrix(Xte))))",
      "import xgboost as xgb\nXtr, Xte, ytr, yte = train_test_split(X, y)\nbst = xgb.train({}, xgb.DMatrix(Xtr, label=ytr))\n"
      "print(accuracy_score(yte, bst.predict(xgb.DMatrix(Xte))))"),
+    ("tf-data-csv-reader", "LEAK007",
+     "import tensorflow as tf\nds = tf.data.experimental.CsvDataset('rows.csv', [float()] * 5)\n"
+     "val, tr = ds.take(1000).batch(32), ds.skip(1000).batch(32)\n"
+     "net = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nnet.compile(loss='mse')\nnet.fit(tr, epochs=3)\n"
+     "print(net.evaluate(tr))",
+     "import tensorflow as tf\nds = tf.data.experimental.CsvDataset('rows.csv', [float()] * 5)\n"
+     "val, tr = ds.take(1000).batch(32), ds.skip(1000).batch(32)\n"
+     "net = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nnet.compile(loss='mse')\nnet.fit(tr, epochs=3)\n"
+     "print(net.evaluate(val))"),
     ("xgboost-native-cv", "LEAK001",
      "import xgboost as xgb\nXs = StandardScaler().fit_transform(X)\n"
      "res = xgb.cv({}, xgb.DMatrix(Xs, label=y), nfold=5, early_stopping_rounds=20)\nprint(res['test-rmse-mean'].min())",

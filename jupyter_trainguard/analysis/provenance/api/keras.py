@@ -26,5 +26,8 @@ FUNCS: dict[str, FuncRow] = {
     "to_categorical": FuncRow("stateless", KR),
     "image_dataset_from_directory": FuncRow("read", KR),
     "text_dataset_from_directory": FuncRow("read", KR),
+    # tf.data readers of files: the rows of what they read
+    **{n: FuncRow("read", KR) for n in ("CsvDataset", "make_csv_dataset", "TextLineDataset", "TFRecordDataset",
+                                        "FixedLengthRecordDataset")},
     "timeseries_dataset_from_array": FuncRow("window", KR),  # windows between start_index and end_index
 }
