@@ -87,6 +87,15 @@ def test_a_keras_tuner_search_validated_on_the_test_rows_picks_by_them(cls: str)
     assert not leaks("validation_split=0.2")
 
 
+def test_a_keras_tuner_search_on_a_validation_split_with_no_test_score_after_picks_by_it() -> None:
+    """`search(X, y, validation_split=0.2)` keeps the settings its last rows score best on: with the test part
+    never scored, those rows are the notebook's last word; scored after, they are a validation set."""
+    code = KERAS_TUNER.format(cls="RandomSearch", watch="validation_split=0.2")
+    found = [f for f in analyze_sources([PRELUDE, code]).findings if f.rule_id.startswith("LEAK")]
+    assert [f.rule_id for f in found] == ["LEAK004"] and "`validation_split`" in found[0].message
+    assert not [f for f in analyze_sources([PRELUDE, code, FINAL]).findings if f.rule_id.startswith("LEAK")]
+
+
 @pytest.mark.parametrize("best", ["tuner.get_best_models(num_models=1)[0]",
                                   "tuner.hypermodel.build(tuner.get_best_hyperparameters()[0])"])
 def test_the_best_keras_tuner_network_is_a_model_and_a_test_file_scored_after_it_keeps_the_search_honest(

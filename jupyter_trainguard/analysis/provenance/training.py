@@ -184,6 +184,12 @@ class Training:
         network of the best settings."""
         if attr == "search" and kws.get("validation_data") is not None:
             self.rec.eval_sets.append((obj, kws["validation_data"], self.site(e), "validation_data", True))
+        frac = self.constant(kw(e, "validation_split"))
+        if attr == "search" and args and args[0] is not None and args[0].is_data and args[0].rows and \
+                isinstance(frac, float) and 0 < frac < 1:  # `search(X, y, validation_split=0.1)`: its last rows
+            held = self.select(args[0], ("pos", f"validation_split={frac}", id(e)), "hi", "slice", e)
+            held.name = args[0].name
+            self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", True))
         held = [args[i] if len(args) > i else kws.get(k) for i, k in ((1, "X_test"), (3, "y_test"))]
         if attr == "fit" and obj.cls.startswith("lazypredict.") and held[0] is not None:
             pair = Val("seq", items=tuple(held), site=self.site(e))
