@@ -35,3 +35,42 @@ def test_predictions_collected_item_by_item_score_their_model() -> None:
 def test_one_model_scored_item_by_item_is_one_configuration() -> None:
     assert leaks(FIRST) == []
     assert leaks(FIRST.replace("X_te", "X_tr").replace("y_te", "y_tr")) == ["LEAK007"]
+
+
+KEYED = """lr, rf = LogisticRegression().fit(X_tr, y_tr), RandomForestClassifier().fit(X_tr, y_tr)
+preds = {"lr": lr.predict(X_te), "rf": rf.predict(X_te)}
+for name in LOOP:
+    print(name, accuracy_score(y_te, preds[name]))"""
+
+
+def test_a_loop_over_a_dicts_keys_reads_each_keys_value() -> None:
+    """`for name in preds: ... preds[name]`: each pass scores that key's predictions (two models side by side);
+    the dict of one model's predictions is one configuration."""
+    for loop in ("preds", "preds.keys()", "list(preds)"):
+        assert leaks(KEYED.replace("LOOP", loop)) == ["LEAK005"], loop
+    one = KEYED.replace(', "rf": rf.predict(X_te)', "")
+    assert leaks(one.replace("LOOP", "preds")) == []
+
+
+
+PER_KEY = """from sklearn.preprocessing import MinMaxScaler
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_squared_error
+train, test = pd.read_csv("train.csv"), pd.read_csv("test.csv")
+sc = MinMaxScaler().fit(train)
+scaled = {"train": sc.transform(train), "test": sc.transform(test)}
+rows, targets = {"train": [], "test": []}, {"train": [], "test": []}
+for key in list(scaled.keys()):
+    for i in range(10, 400):
+        rows[key].append(scaled[key][i - 10:i, 0])
+        targets[key].append(scaled[key][i, 0])
+    rows[key], targets[key] = np.array(rows[key]), np.array(targets[key])
+m = Ridge().fit(rows["train"], targets["train"])
+print(mean_squared_error(targets["test"], m.predict(rows["test"])))"""
+
+
+def test_lists_in_a_dict_filled_per_key_stay_apart() -> None:
+    """`rows[key].append(...)` in a loop over the keys fills that key's list only: the test file's windows are
+    not the training file's (clean), and a scaler fitted on the test file reaches only its own windows."""
+    assert leaks(PER_KEY) == []
+    assert leaks(PER_KEY.replace("fit(train)", "fit(test)")) == ["LEAK001"]

@@ -173,8 +173,8 @@ class Containers:
             return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
         if attr == "values" and recv.keys is not None:
             return Val("seq", items=tuple(recv.keys.values()))
-        if attr == "keys":
-            return None
+        if attr == "keys":  # iterated, a pass per key (loops.dict_keys reads each pass's key)
+            return recv if recv.keys is not None and not recv.items else None
         if attr == "get" and recv.keys is not None and e.args and isinstance(e.args[0], ast.Constant):
             return recv.keys.get(e.args[0].value)
         if attr in ("append", "extend", "insert"):
@@ -199,8 +199,8 @@ class Containers:
         base = self.env.get(target.value.id)
         if base is None or base.kind != "seq" or base.keys is None:
             return
-        key = target.slice.value if isinstance(target.slice, ast.Constant) else None
-        names = [key] if key in base.keys else list(base.keys)
+        key = self.constant(target.slice)  # a literal, or a loop's name bound to this pass's key
+        names = [key] if isinstance(key, (str, int, float)) and key in base.keys else list(base.keys)
         for k in names:
             old = base.keys[k]
             if old is not None and old.kind == "seq" and old.keys is None:

@@ -69,8 +69,8 @@ class Loops:
                 self.assign(target, p if indexed is None else None, it_node)
                 if indexed is not None:  # `for i in range(len(models))`: `i` is that pass's position
                     self.consts[target.id] = indexed[1][i]
-                if keys:  # `for name, frame in parts.items()`: the name is that pass's key
-                    self.consts[target.elts[0].id] = keys[i]
+                if keys:  # `for name, frame in parts.items()` / `for name in parts`: the name is that pass's key
+                    self.consts[target.elts[0].id if isinstance(target, ast.Tuple) else target.id] = keys[i]
                 if words:  # `for phase in ['train', 'val']`: the name is that pass's word, and tests on it known
                     self.consts[target.id] = words[i]
                     self.pass_words.add(target.id)
@@ -160,16 +160,23 @@ class Loops:
         return seq if seq is not None and seq.kind == "seq" else None
 
     def dict_keys(self, it_node: ast.AST, target: ast.expr, passes: int) -> list | None:
-        """The keys of a dict the analysis knows, when a loop unpacks `(key, value)` from its `.items()`."""
+        """The keys of a dict the analysis knows, when a loop unpacks `(key, value)` from its `.items()` or takes
+        its keys (`for name in preds:`, `.keys()`), so that `preds[name]` is that pass's value."""
         node = it_node
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "sorted") \
                 and node.args:
             node = node.args[0]
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
-                and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items"
-                and isinstance(node.func.value, ast.Name)):
+        if isinstance(target, ast.Name) and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "keys" and not node.args:
+            node = node.func.value
+        if isinstance(target, ast.Name) and isinstance(node, ast.Name):
+            base = self.env.get(node.id)
+        elif not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                  and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                  node.func.attr == "items" and isinstance(node.func.value, ast.Name)):
             return None
-        base = self.env.get(node.func.value.id)
+        else:
+            base = self.env.get(node.func.value.id)
         keys = list(base.keys) if base is not None and base.kind == "seq" and base.keys is not None else None
         return keys if keys is not None and len(keys) == passes else None
 
