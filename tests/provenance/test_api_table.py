@@ -30,6 +30,7 @@ def _rows(module, role: str, vocab: bool | None = None) -> list[tuple[str, str]]
     return sorted(out)
 
 
+ARGS = {"VarianceThreshold": "threshold=0.05"}  # (a threshold of 0 drops only constant columns: see below)
 TRANSFORMERS = [r for r in _rows(sklearn, "transformer", vocab=False)
                 if r[0] not in ("ColumnTransformer", "FeatureUnion", "RFE", "RFECV", "SelectFromModel",
                                 "SequentialFeatureSelector", "ExhaustiveFeatureSelector")]
@@ -38,7 +39,8 @@ TRANSFORMERS = [r for r in _rows(sklearn, "transformer", vocab=False)
 @pytest.mark.parametrize("name, module", TRANSFORMERS, ids=[t[0] for t in TRANSFORMERS])
 def test_transformer_fitted_before_the_split_leaks(name: str, module: str) -> None:
     imp = f"from {module} import {name}\n"
-    bad = imp + (f"Z = {name}().fit_transform(X)\nZtr, Zte, ytr, yte = train_test_split(Z, y)\n"
+    args = ARGS.get(name, "")
+    bad = imp + (f"Z = {name}({args}).fit_transform(X)\nZtr, Zte, ytr, yte = train_test_split(Z, y)\n"
                  "print(Ridge().fit(Ztr, ytr).score(Zte, yte))")
     good = imp + (f"Xtr, Xte, ytr, yte = train_test_split(X, y)\nt = {name}().fit(Xtr)\n"
                   "print(Ridge().fit(t.transform(Xtr), ytr).score(t.transform(Xte), yte))")
@@ -47,6 +49,16 @@ def test_transformer_fitted_before_the_split_leaks(name: str, module: str) -> No
 
 
 QUIET = _rows(sklearn, "stateless") + _rows(sklearn, "transformer", vocab=True)
+
+
+def test_a_variance_filter_that_drops_only_constant_columns_learns_no_statistic() -> None:
+    """`VarianceThreshold()` (threshold 0) keeps every column that varies at all: fitted on every row, it leaks
+    nothing of how values are distributed; with a threshold it chooses columns by their variance."""
+    code = ("from sklearn.feature_selection import VarianceThreshold\nZ = VarianceThreshold({args}).fit_transform(X)\n"
+            "Ztr, Zte, ytr, yte = train_test_split(Z, y)\nprint(Ridge().fit(Ztr, ytr).score(Zte, yte))")
+    for args in ("", "threshold=0", "0.0"):
+        assert "LEAK001" not in _ids(code.format(args=args)), args
+    assert "LEAK001" in _ids(code.format(args="threshold=0.05"))
 
 
 @pytest.mark.parametrize("name, module", QUIET, ids=[t[0] for t in QUIET])

@@ -232,6 +232,8 @@ class Columns:
                                  selected=None if sel is None else [c for c in sel if c not in cols])
                 if const(kw(e, "inplace")) is True and isinstance(e.func.value, ast.Name):
                     self.remove_cols(e.func.value.id, cols)
+                    if out.stats - recv.stats:  # columns chosen by something learned (a selector's support)
+                        self.rebind(e.func.value.id, self.env.get(e.func.value.id) or recv, out)
                     return True
             else:
                 out.fcols = recv.fcols

@@ -21,6 +21,7 @@ class Comprehensions:
         self.loop_vars.append({n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
         elements: set[str] = set()
         keep = before = words = None
+        chosen: set = set()
         try:
             gen = e.generators[0]
             folds = len(e.generators) == 1 and self.fold_indices(*unenumerated(gen.iter, gen.target))
@@ -52,7 +53,9 @@ class Comprehensions:
                     self.assign(extra.target, self.expr(extra.iter), extra.iter)
                 for g in e.generators:
                     for cond in g.ifs:
-                        self.expr(cond)
+                        got = self.expr(cond)
+                        if got is not None and got.is_data and not got.rows:  # `if c in X.columns[sel.get_support()]`
+                            chosen |= {f for f in got.all_stats if f.kind != "statistic"}
                 if isinstance(e, ast.DictComp):
                     self.expr(e.key)
                     outs.append(self.expr(e.value))
@@ -67,6 +70,8 @@ class Comprehensions:
             out = self.mapped_rows(e, it, flat) if not folds and self.row_wise(e, it) else \
                 self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows
             keep = out if within else None  # `[wv[w] for w in doc]`: still one row's items
+            if chosen and out is not None and out.is_data and not out.rows:
+                out.stats = out.stats | chosen  # names kept by a fitted selector's choice carry what it learned
             return out
         finally:
             if words:  # (the word of the last pass is no longer known after the comprehension)

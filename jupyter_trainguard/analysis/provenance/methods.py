@@ -11,7 +11,7 @@ from .api.sklearn import UNSUPERVISED
 from .astutil import const, dropped_rows, kw, mask_steps, most_frequent, names_time, regrouped, text
 from .columns import loc_cols
 from .forecasts import HORIZON
-from .objects import interpolates, layer_objs
+from .objects import constant_filter, interpolates, layer_objs
 from .rows import DUP, repeats_rows
 from .state import flat_values
 from .training import stops_early
@@ -213,7 +213,8 @@ class Methods:
             # an encoder that lists categories learns nothing from how values are distributed; dates encoded as
             # their position among the dates seen are a time axis: each row's code is its rank among all the rows
             fit.vocab = getattr(obj, "vocab", False) and not (  # type: ignore[attr-defined]
-                obj.cls.endswith(ORDINAL_CODES) and e.args and names_time(e.args[0]))
+                obj.cls.endswith(ORDINAL_CODES) and e.args and names_time(e.args[0])) or \
+                obj.cls.endswith("VarianceThreshold") and constant_filter(obj.site.node)
             obj.fit = fit
             if attr in ("fit_transform", "fit_predict"):
                 return Val("data", rows=x.rows, stats=x.all_stats | {fit}, site=self.site(e), evals=x.evals,

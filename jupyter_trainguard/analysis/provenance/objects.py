@@ -295,3 +295,12 @@ def _length_attr(cls: ast.ClassDef) -> str | None:
             if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
                 return arg.attr
     return None
+
+
+def constant_filter(node: ast.AST | None) -> bool:
+    """`VarianceThreshold()` / `VarianceThreshold(threshold=0)`: it drops only the columns constant on the rows it
+    saw, learning nothing of how values are distributed."""
+    if not isinstance(node, ast.Call):
+        return False
+    t = kw(node, "threshold") or (node.args[0] if node.args else None)
+    return t is None or const(t) in (0, 0.0)
