@@ -26,13 +26,6 @@ WRITING_METHODS = frozenset({"to_csv", "to_pickle", "to_parquet", "to_feather", 
                              "save", "save_model", "dump", "save_weights"})
 VALUE_KEYWORDS = ("obj", "value", "arr", "X")  # the value a writer is given by keyword
 PATH_KEYWORDS_OUT = ("file", "filename", "f", "fname")  # the file it writes to
-
-
-def _given(e: ast.Call, i: int, names: tuple) -> ast.expr | None:
-    """The call's `i`-th positional argument, else its first keyword among `names`."""
-    return e.args[i] if len(e.args) > i else next((k.value for k in e.keywords if k.arg in names), None)
-
-
 # a library reader's keywords that pick which rows of the file it reads (`nrows=`, `skiprows=`, a sheet, some
 # subfolders); Keras's `subset=` is not one: the two subsets are the two sides of one split of the same read
 ROW_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "sheet_name", "key", "where", "start", "stop", "classes",
@@ -291,3 +284,8 @@ def _literal(node: ast.AST) -> bool:
     nodes = list(ast.walk(node))
     typed = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Load, ast.UnaryOp, ast.USub)
     return sum(isinstance(n, ast.Constant) for n in nodes) >= 4 and all(isinstance(n, typed) for n in nodes)
+
+
+def _given(e: ast.Call, i: int, names: tuple) -> ast.expr | None:
+    """The call's `i`-th positional argument, else its first keyword among `names`."""
+    return e.args[i] if len(e.args) > i else next((k.value for k in e.keywords if k.arg in names), None)
