@@ -1,7 +1,10 @@
 """Predictions taken apart item by item (`for p in probs: labels.append(np.argmax(p))`) are still the model's
-predictions: a metric over the list they were collected into scores the model."""
+predictions: a metric over the list they were collected into scores the model. Values kept in a dict are read
+back key by key in a loop over its keys, each key's own."""
 
 from __future__ import annotations
+
+import pytest
 
 from jupyter_trainguard.engine import analyze_sources
 
@@ -74,3 +77,17 @@ def test_lists_in_a_dict_filled_per_key_stay_apart() -> None:
     not the training file's (clean), and a scaler fitted on the test file reaches only its own windows."""
     assert leaks(PER_KEY) == []
     assert leaks(PER_KEY.replace("fit(train)", "fit(test)")) == ["LEAK001"]
+
+
+SCORES = """results = {}
+results["lr"] = accuracy_score(y_te, LogisticRegression().fit(X_tr, y_tr).predict(X_te))
+results["rf"] = accuracy_score(y_te, RandomForestClassifier().fit(X_tr, y_tr).predict(X_te))
+"""
+
+
+@pytest.mark.parametrize("walk", ["sorted(results)", "sorted(results.keys())", "results", "list(results)"])
+def test_a_dicts_names_sorted_for_printing_choose_nothing(walk: str) -> None:
+    """Two models' test scores printed name by name: compared side by side (LEAK005), but sorting the names reads
+    no score; `max(results, key=results.get)` does pick by the scores."""
+    assert leaks(SCORES + f"for k in {walk}:\n    print(k, results[k])") == ["LEAK005"]
+    assert "LEAK004" in leaks(SCORES + "best = max(results, key=results.get)\nprint(best, results[best])")

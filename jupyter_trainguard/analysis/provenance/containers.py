@@ -48,7 +48,9 @@ class Containers:
             # a range of settings beside the lists filled for them: one tuple stands for every pass's
             return Val("seq", items=(Val("seq", items=tuple(a.items[0] if a.items else None for a in args)),))
         if leaf in ("max", "min", "sorted"):
-            self.note_choice(args, e)
+            if kw(e, "key") is not None or not all(a is not None and a.kind == "seq" and a.keys is not None and
+                                                   not a.items for a in args):
+                self.note_choice(args, e)  # (a dict's names sorted or maxed without a key function: no score read)
             self.keyed_items(e, args)
         if leaf == "map" and (out := self.mapped(e, args)) is not None:
             return out
@@ -173,8 +175,8 @@ class Containers:
             return Val("seq", items=tuple(Val("seq", items=(None, v)) for v in recv.keys.values()))
         if attr == "values" and recv.keys is not None:
             return Val("seq", items=tuple(recv.keys.values()))
-        if attr == "keys":  # iterated, a pass per key (loops.dict_keys reads each pass's key)
-            return recv if recv.keys is not None and not recv.items else None
+        if attr == "keys":  # the names, a pass per key when iterated (loops.dict_keys reads each pass's key)
+            return Val("seq", items=tuple(None for _ in recv.keys), site=self.site(e)) if recv.keys else None
         if attr == "get" and recv.keys is not None and e.args and isinstance(e.args[0], ast.Constant):
             return recv.keys.get(e.args[0].value)
         if attr in ("append", "extend", "insert"):
