@@ -130,3 +130,16 @@ m = Ridge().fit(X[both], y[both])
 print(m.score(X[te], y[te]))"""
     assert found(parts) == []
     assert found(parts + "\nprint(m.score(X[va], y[va]))") == [("LEAK003", "leakage.overlap")]
+
+
+def test_a_comprehension_over_position_parts_reads_them_as_folds() -> None:
+    """`[len(f) for f in folds]` iterates the parts (index values, not lists): the strict interpreter, which raises
+    what the scan would swallow, runs through it, and the folds after it are still folds."""
+    from jupyter_trainguard.analysis.parsed import ParsedNotebook
+    from jupyter_trainguard.analysis.provenance.interpreter import Interpreter
+    from jupyter_trainguard.notebook.load import notebook_from_sources
+
+    sizes = "print([len(f) for f in np.array_split(np.random.permutation(len(Xtr)), 4)])"
+    sources = [HEAD, sizes, SETDIFF]
+    Interpreter(ParsedNotebook.from_notebook(notebook_from_sources("<test>", sources)), strict=True).run()
+    assert found(sizes, SETDIFF) == []

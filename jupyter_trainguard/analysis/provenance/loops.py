@@ -183,7 +183,7 @@ class Loops:
     def holds_obj(self, v: Val | None) -> bool:
         if v is None or v.kind == "obj":
             return v is not None
-        return bool(v.items) and any(i is not None and i.kind == "obj" for i in v.items)
+        return v.kind == "seq" and bool(v.items) and any(i is not None and i.kind == "obj" for i in v.items)
 
     def loop_items(self, it: Val | None) -> list[Val | None] | None:
         if it is None or it.hyper:
