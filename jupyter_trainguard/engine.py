@@ -166,7 +166,7 @@ class SessionAnalysis:
 
 _GC_LOCK = threading.Lock()
 _gc_state: list = [0, None]  # analyses under way in this process, the collector's thresholds before the first
-GC_YOUNG_THRESHOLD = 50_000  # allocations between young collections while a notebook is analysed (default 700)
+GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections while a notebook is analysed (default 700)
 
 
 @contextmanager
