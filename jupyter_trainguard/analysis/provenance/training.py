@@ -184,12 +184,8 @@ class Training:
         network of the best settings."""
         if attr == "search" and kws.get("validation_data") is not None:
             self.rec.eval_sets.append((obj, kws["validation_data"], self.site(e), "validation_data", True))
-        frac = self.constant(kw(e, "validation_split"))
-        if attr == "search" and args and args[0] is not None and args[0].is_data and args[0].rows and \
-                isinstance(frac, float) and 0 < frac < 1:  # `search(X, y, validation_split=0.1)`: its last rows
-            held = self.select(args[0], ("pos", f"validation_split={frac}", id(e)), "hi", "slice", e)
-            held.name = args[0].name
-            self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", True))
+        if attr == "search" and args:  # `search(X, y, validation_split=0.1)`: the settings its last rows score best
+            self.split_off(obj, args[0], e, True)
         held = [args[i] if len(args) > i else kws.get(k) for i, k in ((1, "X_test"), (3, "y_test"))]
         if attr == "fit" and obj.cls.startswith("lazypredict.") and held[0] is not None:
             pair = Val("seq", items=tuple(held), site=self.site(e))
@@ -235,11 +231,15 @@ class Training:
         if kws.get("X_val") is not None:  # HistGradientBoosting*: X_val/y_val turn early stopping on unless disabled
             early = not turned_off(obj.site.node, "early_stopping")
             self.rec.eval_sets.append((obj, kws["X_val"], self.site(e), "X_val", early))
+        return self.split_off(obj, x, e, stops_early(e, self.bound_nodes, self.user_classes) or obj.early)
+
+    def split_off(self, obj: Obj, x: Val | None, e: ast.Call, early: bool) -> Val | None:
+        """Keras's `validation_split=0.2` on `x`: its last fifth is watched (an eval set that chooses when `early`)
+        and its first rows are what is trained on, returned (`x` itself without a fraction)."""
         frac = self.constant(kw(e, "validation_split"))
         if x is None or not x.is_data or not x.rows or not isinstance(frac, float) or not 0 < frac < 1:
             return x
         key = ("pos", f"validation_split={frac}", id(e))  # (no literal bounds: which rows is not known here)
-        early = stops_early(e, self.bound_nodes, self.user_classes) or obj.early
         held, kept = (self.select(x, key, side, "slice", e) for side in ("hi", "lo"))
         held.name = kept.name = x.name  # (its last rows, its first rows)
         self.rec.eval_sets.append((obj, held, self.site(e), "validation_split", early))
