@@ -269,3 +269,8 @@ def literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str] 
         return None
     words = [e.value for e in it_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return words if len(words) == passes else None
+
+
+def class_like(name: str) -> bool:
+    """A CamelCase name (`URLs`, `ImageDataLoaders`), not a data name (`X`, `X_train`, `XY`)."""
+    return name[:1].isupper() and "_" not in name and any(c.islower() for c in name)

@@ -57,12 +57,16 @@ class Calls:
                 return self.call(self.runs_as(e, func.args[0]))
             if leaf == "Parallel" and e.args:
                 return self.expr(e.args[0])  # what the generator's delayed calls return, gathered
+            if leaf.endswith("Splitter") and (made := self.expr(func)) is not None and made.kind == "obj" and \
+                    made.obj.role == "fastai_splitter":
+                return self.fastai_split(made.obj, e, self.arguments(e)[0])  # `RandomSplitter()(range_of(df))`
         if isinstance(func, ast.Attribute) and spark_read(func):
             return self.source(e, "read")  # `spark.read.csv(path)`
         if isinstance(func, ast.Attribute):
             recv_node = func.value
             is_module = isinstance(recv_node, ast.Name) and recv_node.id not in self.env and (
-                recv_node.id in self.parsed.aliases or recv_node.id in ("np", "pd"))
+                recv_node.id in self.parsed.aliases or recv_node.id in ("np", "pd") or self.parsed.star_modules and
+                lookup_func(f"{recv_node.id}.{func.attr}") is not None)  # a class a star import brought
             if not is_module:
                 recv = self.expr(recv_node)
                 if recv is None or recv.kind == "data" and func.attr in ("fit", "fit_generator"):
@@ -211,6 +215,8 @@ class Calls:
         if effect == "shuffle":
             return Val("seq", items=tuple(self.derive(e, [a]) for a in args), site=self.site(e)) if len(args) > 1 \
                 else self.derive(e, args)
+        if effect.startswith("fastai_"):
+            return self.fastai_function(q, effect, e, args, kws)
         if effect in ("clone", "copy"):
             return self.copied(effect, e, args)
         if effect == "calendar":  # dates of their own, or between dates of the data (which keep their rows)

@@ -8,7 +8,7 @@ import ast
 from ..names import role_from_name
 from .api import lookup_class
 from .api.pandas_api import META_ATTRS
-from .astutil import index_slice, mask_steps, names_time, range_slice, subscript_name, text
+from .astutil import class_like, index_slice, mask_steps, names_time, range_slice, subscript_name, text
 from .columns import KEEP_COLS
 from .values import Fit, Obj, Val
 
@@ -91,6 +91,8 @@ class Expressions:
         outside the notebook, bound on first use so every later use reads the same rows."""
         if e.id in OUTSIDE_NAMES_NOT_DATA or e.id.startswith("__") or not isinstance(e.ctx, ast.Load):
             return None
+        if self.parsed.star_modules and class_like(e.id):
+            return None  # `URLs.PETS`, `Path(...)` after `from fastai.vision.all import *`: a library's class
         v = self.outside.get(e.id)
         if v is None:
             v = self.outside[e.id] = self.source(e, "outside")

@@ -22,6 +22,7 @@ from .crossval import CrossValidation
 from .curves import Curves
 from .declared import Declared
 from .expressions import Expressions
+from .fastai_parts import FastaiData
 from .files import Files
 from .fills import Fills
 from .forecasts import Forecasts
@@ -42,7 +43,7 @@ from .values import Val, joined
 
 class Interpreter(Expressions, Calls, Objects, Functions, Methods, Containers, Columns, Training, TimeOrder, Curves,
                   Forecasts, ByUse, Files, Fills, Declared, Loops, Comprehensions, CarriedWeights, Permutations,
-                  Rankings, Layout, CrossValidation, State):
+                  Rankings, Layout, CrossValidation, FastaiData, State):
     """Abstract interpretation of one notebook; `run()` returns the `Record` of fits and evaluations."""
 
     def __init__(self, parsed: ParsedNotebook, strict: bool = False) -> None:

@@ -87,6 +87,8 @@ class Methods:
                 return None
             return self.permuted(attr, e, args) or (self.source(e, "made") if attr in RANDOM_DRAWS else None)
         args, kws = self.arguments(e)
+        if obj.role.startswith("fastai_"):
+            return self.fastai_method(recv, attr, e, args, kws)
         if obj.role == "instance":
             return self.call_method(recv, attr, e, args, kws)
         if attr == "train" and args and (obj.role == "model" and (obj.cls_node is not None or obj.cls.startswith(

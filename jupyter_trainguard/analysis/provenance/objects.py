@@ -20,6 +20,8 @@ class Objects:
 
     def construct(self, q: str, row, e: ast.Call) -> Val:
         args, kws = self.arguments(e)
+        if row.role.startswith("fastai_"):
+            return self.fastai_construct(q, row.role, e, args, kws)
         obj = Obj(q, row.role, self.site(e))
         when = row.vocab_when
         wanted = () if when is None else when[1] if isinstance(when[1], tuple) else (when[1],)
@@ -210,6 +212,8 @@ class Objects:
         data = args[0] if args else None
         if obj.role == "loss":
             return self.loss_call(e, args)
+        if obj.role == "fastai_splitter":
+            return self.fastai_split(obj, e, args)
         if obj.role == "torch" and data is not None and data.is_data:
             return self.torch_call(obj, e, data)
         if obj.fit is not None and obj.role == "model" and data is not None and data.is_data:
