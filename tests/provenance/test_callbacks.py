@@ -115,6 +115,42 @@ def test_a_callback_monitoring_a_training_metric_chooses_nothing_by_the_held_out
     assert selects("[keras.callbacks.EarlyStopping(monitor='val_accuracy', patience=3)]")
 
 
+def test_a_notebook_callback_stopping_on_a_training_metric_it_reads_from_the_logs_chooses_nothing() -> None:
+    """`if logs.get('accuracy') > 0.95: self.model.stop_training = True` stops on the training accuracy: the
+    held-out rows it also watches decide nothing. The same callback reading `val_accuracy` chooses by them."""
+    own = ("class Enough(keras.callbacks.Callback):\n"
+           "    def on_epoch_end(self, epoch, logs=None):\n"
+           "        if logs.get('{metric}') > 0.95:\n"
+           "            self.model.stop_training = True\n")
+    assert not selects("[Enough()]", before=own.format(metric="accuracy"))
+    assert selects("[Enough()]", before=own.format(metric="val_accuracy"))
+    assert not selects("[Enough()]", before=own.format(metric="accuracy").replace("logs.get('accuracy')",
+                                                                                   "log['accuracy']").replace(
+        "logs=None", "log=None"))
+
+
+def test_a_callback_that_scores_the_held_out_rows_itself_and_writes_the_score_to_the_logs_chooses() -> None:
+    """It computes the held-out score, writes it as `logs['auc_val']` (a write, not a read of a training metric)
+    and saves the best epoch's model; early stopping on that logged name watches the held-out rows too."""
+    own = ("from sklearn.metrics import roc_auc_score\n"
+           "class AucKeeper(keras.callbacks.Callback):\n"
+           "    def __init__(self, data):\n"
+           "        super().__init__()\n"
+           "        self.X, self.y, self.best = data[0], data[1], 0\n"
+           "    def on_epoch_end(self, epoch, logs=None):\n"
+           "        score = roc_auc_score(self.y, self.model.predict(self.X))\n"
+           "        logs['auc_val'] = score\n"
+           "        if score > self.best:\n"
+           "            self.best = score\n"
+           "            self.model.save('best.keras')\n")
+    assert selects("[AucKeeper((Xte, yte))]", before=own)
+    assert selects("[keras.callbacks.EarlyStopping(monitor='auc_val', mode='max')]")
+
+
+def test_the_tensorflow_docs_progress_dots_choose_nothing() -> None:
+    assert not selects("[tfdocs.modeling.EpochDots()]", before="import tensorflow_docs as tfdocs\n")
+
+
 def test_a_loader_built_inline_is_named_by_its_code() -> None:
     code = ("import torch\nimport pytorch_lightning as pl\nfrom pytorch_lightning.callbacks import EarlyStopping\n"
             "from torch.utils.data import DataLoader, TensorDataset, random_split\n"

@@ -50,7 +50,7 @@ LOGGING_CALLBACKS = frozenset({
     "TensorBoard", "CSVLogger", "History", "ProgbarLogger", "TerminateOnNaN", "LambdaCallback",
     "LearningRateScheduler", "BackupAndRestore", "RemoteMonitor", "WandbCallback", "WandbMetricsLogger",
     "MLflowCallback", "TqdmCallback", "log_evaluation", "print_evaluation", "record_evaluation", "reset_parameter",
-    "EvaluationMonitor", "TrainingCallback"})
+    "EvaluationMonitor", "TrainingCallback", "EpochDots"})
 
 
 def stops_early(e: ast.Call, bound: dict | None = None, classes: dict | None = None) -> bool:
@@ -98,7 +98,7 @@ def _selects(node: ast.expr, bound: dict, depth: int, classes: dict) -> bool:
         monitor = kw(node, "monitor")
         monitor = bound.get(monitor.id, monitor) if isinstance(monitor, ast.Name) else monitor
         if isinstance(monitor, ast.Constant) and isinstance(monitor.value, str) and \
-                not monitor.value.startswith("val"):
+                "val" not in monitor.value:
             return False  # `EarlyStopping(monitor='loss')` watches a training metric, not the held-out data
         best = kw(node, "save_best_only")
         if leaf == "ModelCheckpoint" and (best is None or isinstance(best, ast.Constant) and not best.value):
@@ -113,7 +113,27 @@ def _callback_chooses(cls: ast.ClassDef) -> bool:
     bases = {b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in cls.bases}
     if bases - {"Callback", "object", "TrainerCallback"} - LOGGING_CALLBACKS:
         return True
-    return any(isinstance(n, ast.Attribute) and n.attr in CHOOSING_ATTRS for n in ast.walk(cls))
+    if not any(isinstance(n, ast.Attribute) and n.attr in CHOOSING_ATTRS for n in ast.walk(cls)):
+        return False
+    read = _metrics_read(cls)  # `logs.get('accuracy') > 0.9`: stops on a training metric, not the held-out rows
+    return not read or any("val" in k for k in read)
+
+
+def _metrics_read(cls: ast.ClassDef) -> set[str]:
+    """The metric names a callback reads from the logs it is given (`logs.get('loss')`, `logs['val_acc']`)."""
+    params = {a.arg for f in cls.body if isinstance(f, ast.FunctionDef) and f.name.startswith("on_")
+              for a in f.args.args[1:] + f.args.kwonlyargs}  # `on_epoch_end(self, epoch, logs=None)`
+    out = set()
+    for n in ast.walk(cls):
+        key = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and n.args:
+            key, holder = n.args[0], n.func.value
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):  # (`logs['auc_val'] = ...` writes one)
+            key, holder = n.slice, n.value
+        if key is not None and isinstance(holder, ast.Name) and holder.id in params and \
+                isinstance(key, ast.Constant) and isinstance(key.value, str):
+            out.add(key.value)
+    return out
 
 
 CHOOSING_ATTRS = frozenset({"stop_training", "save", "save_weights", "set_weights", "load_weights", "get_weights",

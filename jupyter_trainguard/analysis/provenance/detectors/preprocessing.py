@@ -7,7 +7,7 @@ import ast
 from ..rows import DUP, covered, overlap, separating_step, stable_overlap
 from ..state import Record
 from ..values import Eval, Fit, Site
-from .common import final_test, within_training_split
+from .common import within_training_split
 from .watched import MONITORED, eval_set_evals
 from .wording import Leak, by_place, code, path_text, selection_site, sliced_bounds_count, step_text
 
@@ -25,6 +25,16 @@ def held_out(rec: Record, ev: Eval) -> frozenset:
         return frozenset()
     trained = frozenset(_before_oversampling(rec, t) for t in ev.fit.rows)
     return frozenset(t for t in rows if not covered(frozenset({t}), trained))
+
+
+def _trained_and_watched(ev: Eval, held: frozenset) -> bool:
+    """Scored on the rows a Keras fit trained on together with the validation part it carved from them
+    (`evaluate(X_train)` after `fit(X_train, validation_split=0.2)`): a training-set score (LEAK003), not a score
+    of held-out rows."""
+    trained = ev.fit.rows if ev.fit is not None and not ev.cv else frozenset()
+    return bool(trained) and all(len(t) > 1 and isinstance(t[-1][0], tuple) and len(t[-1][0]) > 1 and
+                                 str(t[-1][0][1]).startswith("validation_split=") and t[:-1] in held
+                                 for t in trained)
 
 
 def _before_oversampling(rec: Record, tok: tuple) -> tuple:
@@ -76,9 +86,10 @@ def preprocessing_leaks(rec: Record, pending: bool = True) -> list[Leak]:
     # a transform that reaches both a test score and a cross-validation is shown with the test score
     for ev in sorted(list(rec.evals) + eval_set_evals(rec), key=lambda ev: ev.cv):
         held = held_out(rec, ev)
-        if not held or ev.method == "validation_split" and not final_test(rec, ev.data.rows):
-            continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak (nor
-            # a Keras validation split's, when a test set is scored after it: its loss only steers training)
+        if not held or ev.method == "validation_split" or _trained_and_watched(ev, held):
+            continue  # a score on the training rows themselves is LEAK007's; their own statistics are no leak, nor
+            # a Keras validation split's: statistics of the training rows (its last fifth among them) are the
+            # field's own practice, and its loss steers training or is logged beside it
         bounds = sliced_bounds_count(ev.data)
         for f in by_place(ev.data.all_stats):
             if not _learned(f) or id(f) in seen or f.ylabel_only:
