@@ -28,6 +28,10 @@ def rules(*cells: str) -> set[str]:
     "print(classification_report(y, (flags == -1).astype(int)))",
     "km = KMeans(n_clusters=2, random_state=0)\nkm.fit(X)\nprint(accuracy_score(y, km.labels_))",
     "km = KMeans(n_clusters=2, random_state=0).fit(X)\nprint(adjusted_rand_score(y, km.labels_))",
+    # hand-written accuracies: the answers compared with the labels element by element
+    "km = KMeans(n_clusters=2, random_state=0).fit(X)\nhits = sum(y == km.labels_)\nprint(hits / len(y))",
+    "km = KMeans(n_clusters=2, random_state=0).fit(X)\nprint((km.labels_ == y).mean())",
+    "flags = IsolationForest(random_state=0).fit_predict(X)\nprint(np.mean((flags == -1) == y))",
 ])
 def test_answers_for_the_fitted_rows_scored_against_their_labels(code: str) -> None:
     found = [f for f in analyze_sources([HEAD, code]).findings if f.rule_id.startswith("LEAK")]

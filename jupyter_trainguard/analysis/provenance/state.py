@@ -303,8 +303,8 @@ class State:
     def against_labels(self, out: Val | None, data: list[Val], node: ast.AST) -> Val | None:
         """Predictions set against rows of labels (compared, subtracted, tabulated): `out` is their score. A
         difference may be a hand-written loss: it scores no training batch's own forward pass."""
-        preds = [v for v in data if v.kind == "pred"]
-        if out is not None and preds and any(v.kind == "data" and v.rows for v in data):
+        preds = [v for v in data if v.kind == "pred" or isinstance(node, ast.Compare) and _answers(v)]
+        if out is not None and preds and any(v.kind == "data" and v.rows and v not in preds for v in data):
             self.forecast_scored(data)
             loss = isinstance(node, ast.BinOp) or call_leaf(node) in ("sub", "subtract")
             self.mark_scored(preds, node, loss=loss)
@@ -359,3 +359,9 @@ def flat_values(v: Val | None, depth: int = 0) -> list:
         vals = list(v.items or ()) + list((v.keys or {}).values())
         return [x for item in vals for x in flat_values(item, depth + 1)]
     return [v]
+
+
+def _answers(v: Val) -> bool:
+    """A clusterer's or outlier detector's answers for its own rows (`km.labels_`, `fit_predict(X)`), kept as data
+    (they may become a feature), compared element by element with the labels: a hand-written accuracy."""
+    return v.kind == "data" and bool(v.evals) and all(ev.method in ("labels_", "fit_predict") for ev in v.evals)
