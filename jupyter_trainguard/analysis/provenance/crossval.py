@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .astutil import const, kw
 from .values import Obj, Val
 
 
@@ -23,4 +24,8 @@ class CrossValidation:
         if est is not None and est.kind == "obj" and x is not None and x.is_data:
             self.add_eval(est.obj, x, q.rsplit(".", 1)[-1], e, scored=True, cv=True)
             self.supervised(e, est.obj.cls, x, args[2] if len(args) > 2 else kws.get("y"))
+            if const(kw(e, "return_train_score")) is True:  # each fold's copy also scored on the rows it learned
+                copies = Obj(est.obj.cls, "model", self.site(e))
+                copies.fit = self.add_fit("model", est.obj.cls, x, e, obj=copies)
+                self.add_eval(copies, x, "return_train_score", e, scored=True)
         return self.derive(e, [x], kind="score") if x is not None else None

@@ -204,6 +204,11 @@ def _leak(rec: Record, ev: Eval, dup, same_rows: bool, pair: tuple | None, has_h
                         f"{code(ev.site)} in {ev.site.where()} gives the {kind}'s answers for the very rows it was "
                         f"fitted on, scored against their labels: this measures how well it fits those rows, not "
                         f"how it does on new ones ({trail}).", evidence=evidence, severity=sev)
+        if ev.method == "return_train_score":
+            return Leak("train-rows", ev.site,
+                        f"{code(ev.site)} in {ev.site.where()} also scores each fold's model on the folds it was "
+                        f"fitted on (`return_train_score=True`): those training scores measure memorisation, not "
+                        f"generalisation.", evidence=evidence, severity="warning")  # (held-out folds beside)
         same = code(ev.site) == model and ev.site.cell is fit.site.cell  # `model(X_train)` trains, then scores
         at = (lambda s: f"{s.where()}, line {s.line}") if same else (lambda s: s.where())
         return Leak("train-rows", ev.site,
