@@ -91,3 +91,26 @@ def test_a_dicts_names_sorted_for_printing_choose_nothing(walk: str) -> None:
     no score; `max(results, key=results.get)` does pick by the scores."""
     assert leaks(SCORES + f"for k in {walk}:\n    print(k, results[k])") == ["LEAK005"]
     assert "LEAK004" in leaks(SCORES + "best = max(results, key=results.get)\nprint(best, results[best])")
+
+
+PER_MODEL = """from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.metrics import accuracy_score
+visits = pd.read_csv("visits.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(visits[["age", "stay"]], visits["back"], random_state=1)
+models = [LogisticRegression(), DecisionTreeClassifier(max_depth=3)]
+preds = [m.fit(X_tr, y_tr).predict(X_te) for m in models]
+"""
+
+
+@pytest.mark.parametrize("walk", [
+    "for i, m in enumerate(models):\n    print(type(m).__name__, accuracy_score(y_te, preds[i]))",
+    "for n, m in enumerate(models, 1):\n    print(n, accuracy_score(y_te, preds[n - 1]))",
+    "for p in preds:\n    print(accuracy_score(y_te, p))",
+])
+def test_a_list_of_each_models_predictions_read_back_by_position_scores_each_model(walk: str) -> None:
+    """`[m.fit(...).predict(X_te) for m in models]` keeps one item per model; `preds[i]` with `i` counted by
+    `enumerate(models)` is that pass's model's predictions (not a blend of all of them)."""
+    found = [f.rule_id for f in analyze_sources([HEAD, PER_MODEL + walk]).findings if f.rule_id.startswith("LEAK")]
+    assert found == ["LEAK005"]

@@ -107,3 +107,40 @@ def test_an_imported_function_setting_predictions_against_their_labels_is_a_metr
     assert "LEAK005" in {f.rule_id for f in scored}
     plotted = analyze_sources([METRIC_HELPER.format(use="plt.scatter(y_te, model.predict(X_te))")]).findings
     assert not [f for f in plotted if f.rule_id.startswith("LEAK")]
+
+
+def test_an_estimator_from_an_unknown_library_fitted_on_numpy_wrapped_features_is_a_model() -> None:
+    """`est = hp.estimator(...)` (a library the table does not know) then `est.fit(np.asarray(X_tr), y_tr)`:
+    fitted on features and labels, a model; scored on its own training rows, a training score."""
+    code = """import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from tunerlib import estimator
+clients = pd.read_csv("clients.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(clients.drop(columns="churn"), clients["churn"], random_state=3)
+est = estimator.auto_estimator(budget=60)
+est.fit(np.ascontiguousarray(X_tr), y_tr)
+print(est.score(X_tr, y_tr))
+print(est.score(X_te, y_te))"""
+    assert sorted(f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")) == ["LEAK007"]
+
+
+def test_a_list_filled_from_files_the_analysis_cannot_read_then_split_holds_rows() -> None:
+    """Texts appended one file at a time (`corpus.append(f.read())`) stay unknown to the analysis; split by
+    `train_test_split`, the list holds rows, so a pipeline scored on its own training part is a training score."""
+    code = """import os
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.naive_bayes import MultinomialNB
+corpus, labels = [], []
+for folder, tag in [("mail/spam", 1), ("mail/ham", 0)]:
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name)) as fh:
+            corpus.append(fh.read())
+            labels.append(tag)
+X_tr, X_te, y_tr, y_te = train_test_split(corpus, labels, test_size=0.2, random_state=5)
+clf = make_pipeline(TfidfVectorizer(), MultinomialNB()).fit(X_tr, y_tr)
+print(clf.score(X_tr, y_tr))
+print(clf.score(X_te, y_te))"""
+    assert sorted(f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")) == ["LEAK007"]

@@ -50,7 +50,9 @@ class ByUse:
         if attr not in ("fit", "fit_generator") or not isinstance(node, ast.Name) or \
                 cur is not None and cur.kind != "data":
             return None
-        given = sum(1 for a in e.args[:2] if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
+        args = [a.args[0] if isinstance(a, ast.Call) and a.args and  # `np.ascontiguousarray(X_train)`: X_train
+                self.parsed.qualname(a.func).split(".", 1)[0] == "numpy" else a for a in e.args[:2]]
+        given = sum(1 for a in args if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and
                     (v := self.expr(a)) is not None and v.is_data)
         if given < 2 and not (given == 1 and any(k.arg == "validation_data" for k in e.keywords)):
             return None  # (batches of features and labels, watched on validation data: a network)

@@ -6,6 +6,7 @@ import ast
 
 from ..names import DATE_WORD, label_says_holdout, loads_by_name, role_from_name, scores_by_name
 from .api import ClassRow, builds_network, lookup_class, lookup_func
+from .api.darts_api import SERIES_SPLITS
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pyspark_api import spark_read
 from .api.torch_api import DATASET_ROOTS
@@ -73,6 +74,8 @@ class Calls:
                     recv = self.by_use(recv_node, func.attr, e) or recv  # (a table has no `fit`: a model)
                 if recv is not None and func.attr == "forward" and recv.kind == "obj" and recv.obj.role == "torch":
                     return self.call_obj(recv, e, *self.arguments(e))  # `net.forward(xb)`, as `net(xb)`
+                if recv is not None and recv.is_data and func.attr in SERIES_SPLITS:
+                    return self.series_split(recv, e)  # darts: `train, val = series.split_before(0.75)`
                 if recv is not None:
                     return self.method(recv, func.attr, e)
                 if not isinstance(recv_node, (ast.Name, ast.Attribute)) or self.parsed.qualname(recv_node) == "":
@@ -341,8 +344,11 @@ class Calls:
         return out
 
     def split_call(self, e: ast.Call, args: list, kws: dict) -> Val:
-        args = [self.data_by_use(n) if a is None and isinstance(n, ast.Name) else a  # a table the analysis cannot
-                for a, n in zip(args, e.args)] + args[len(e.args):]  # follow (`df, y = helpers.load()`), split
+        args = [self.data_by_use(n) if (a is None or a.kind == "seq" and a.items == () and not a.keys) and
+                isinstance(n, ast.Name) else a  # a table the analysis cannot follow (`df, y = helpers.load()`), or
+                for a, n in zip(args, e.args)] + args[len(e.args):]  # a list filled from a reader it cannot follow
+        args = [self.derive(e, list(a.items)) if a is not None and a.kind == "seq" and a.items and all(
+            i is not None and i.is_data for i in a.items) else a for a in args]  # texts gathered pass by pass
         first = next((a for a in args if a is not None and a.is_data), None)
         self.note_split(e, args[:1], const(kw(e, "shuffle")) is not False, "train_test_split")
         seed = self.constant(kw(e, "random_state"))

@@ -61,6 +61,16 @@ def numeric_include(e: ast.Call) -> bool:
 class Columns:
     """Mixin: column facts of frames."""
 
+    def label_root(self, flabel: tuple) -> object:
+        """The column a label was computed from (`df['log_y'] = np.log(df['y'])` is the task of `y`)."""
+        frame, col = flabel
+        for _ in range(4):
+            refs = self.rec.derived.get((frame, col), (set(),))[0]
+            if len(refs) != 1:
+                break
+            col = next(iter(refs))
+        return col
+
     def init_columns(self) -> None:
         self.str_lists: dict[str, tuple[str, object]] = {}  # names bound to column lists
         self.group_refs: dict[str, set[str]] = {}  # names bound to grouped statistics -> columns read

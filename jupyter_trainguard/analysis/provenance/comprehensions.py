@@ -64,8 +64,9 @@ class Comprehensions:
             self.loops.pop()
             if words and isinstance(e, ast.DictComp) and isinstance(e.key, ast.Name) and e.key.id == gen.target.id:
                 return Val("seq", keys=dict(zip(words, outs)), site=self.site(e))
-            if outs and all(o is not None and o.kind == "obj" for o in outs):
-                return Val("seq", items=tuple(outs), site=self.site(e))
+            if outs and (all(o is not None and o.kind == "obj" for o in outs) or kind == "models" and len(outs) > 1 and
+                         all(o is not None and o.kind in ("pred", "score") and o.evals for o in outs)):
+                return Val("seq", items=tuple(outs), site=self.site(e))  # (each model's predictions: one item each)
             flat = [i for o in outs for i in (flat_values(o) if o is not None and o.kind == "seq" else (o,))]
             out = self.mapped_rows(e, it, flat) if not folds and self.row_wise(e, it) else \
                 self.derive(e, flat)  # [(r.a, r.b) for r in frame.itertuples()]: the frame's rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from .api.forecasting import FORECAST
+from .astutil import const, kw, text
 from .rows import overlap
 from .values import Obj, Val
 
@@ -41,6 +42,28 @@ class Forecasts:
             return Val("data", rows=frozenset(), site=self.site(e))
         return None
 
+    def series_split(self, series: Val, e: ast.Call) -> Val:
+        """A series cut at a point (`split_before(0.75)`, `split_after(pd.Timestamp('1958-01-01'))`): the steps
+        before it and the steps after it, in time order."""
+        key = ("pos", f"{e.func.attr if isinstance(e.func, ast.Attribute) else ''} {text(e.args[0]) if e.args else ''}")
+        return Val("seq", items=tuple(self.select(series, key, side, "slice", e) for side in ("lo", "hi")),
+                   site=self.site(e))
+
+    def backtest(self, obj: Obj, series: Val, attr: str, e: ast.Call, kws: dict) -> Val:
+        """darts's `historical_forecasts(series, start=0.75)` forecasts every step after `start` (`backtest` also
+        scores them): by the model as fitted (`retrain=False`), or by copies retrained on the steps before each
+        forecast, which learn from the steps before `start`."""
+        start = kw(e, "start")
+        key = ("pos", f"start={text(start) if start is not None else ''}")
+        after = self.select(series, key, "hi", "slice", e)
+        if const(kw(e, "retrain")) is not False or obj.fit is None:
+            copies = Obj(obj.cls, "model", self.site(e))
+            copies.fit = self.add_fit("model", obj.cls, self.select(series, key, "lo", "slice", e), e, obj=copies)
+            obj = copies
+        if attr == "backtest":
+            return Val("score", site=self.site(e), evals=(self.add_eval(obj, after, attr, e, scored=True),))
+        return self.prediction(obj, after, attr, e)
+
     def forecast_scored(self, vals: list) -> None:
         """A metric sets forecasts of a horizon against rows of labels: those are the rows forecast."""
         flat = [v for v in vals if v is not None]
@@ -49,9 +72,17 @@ class Forecasts:
             return
         for v in flat:
             for ev in v.evals if v.kind == "pred" else ():
-                if ev.method == HORIZON and not ev.data.rows and ev.fit is not None and \
-                        overlap(ev.fit.rows, labels.rows) is None:
+                if ev.method != HORIZON or ev.data.rows or ev.fit is None:
+                    continue
+                if overlap(ev.fit.rows, labels.rows) is None:
                     ev.data = labels
+                elif ev.obj is not None and ev.obj.cls.startswith("darts."):
+                    # darts scores a forecast on the steps it shares with the series given: the whole series
+                    # against a model fitted on its first steps (`series[:-36]`) scores the steps after them
+                    after = frozenset(t[:-1] + ((t[-1][0], "hi"),) for t in ev.fit.rows
+                                      if len(t) > 1 and t[-1][1] == "lo" and t[:-1] in labels.rows)
+                    if after:
+                        ev.data = Val("data", rows=after, stats=labels.all_stats, site=labels.site, name=labels.name)
 
 
 def recursive_inputs(loop: ast.For | ast.AsyncFor) -> frozenset[str]:

@@ -64,11 +64,14 @@ class Loops:
             stamp = self.pass_stamp
             keys = self.dict_keys(it_node, target, len(passes))
             words = literal_words(it_node, target, len(passes))
+            counter = _counter(s)
             for i, p in enumerate(passes[:MAX_PASSES if self.steps < STEP_BUDGET else 1]):
                 self.pass_stamp = stamp + ((id(s), i),)
                 self.assign(target, p if indexed is None else None, it_node)
                 if indexed is not None:  # `for i in range(len(models))`: `i` is that pass's position
                     self.consts[target.id] = indexed[1][i]
+                if counter is not None:  # `for i, m in enumerate(models)`: `i` too (`preds[i]` is this model's)
+                    self.consts[counter[0]] = counter[1] + i
                 if keys:  # `for name, frame in parts.items()` / `for name in parts`: the name is that pass's key
                     self.consts[target.elts[0].id if isinstance(target, ast.Tuple) else target.id] = keys[i]
                 if words:  # `for phase in ['train', 'val']`: the name is that pass's word, and tests on it known
@@ -79,6 +82,8 @@ class Loops:
                 self.pass_words.discard(target.id)
             if words or indexed is not None:
                 self.consts.pop(target.id, None)
+            if counter is not None:
+                self.consts.pop(counter[0], None)
             self.pass_stamp = stamp
             self.loops.pop()
         else:
@@ -279,3 +284,14 @@ def _loop_cuts(loop: ast.For) -> dict[str, set]:
         _CUTS.clear()
     _CUTS[id(loop)] = (loop, cuts)
     return cuts
+
+
+def _counter(s: ast.For | ast.AsyncFor) -> tuple[str, int] | None:
+    """`for i, x in enumerate(xs, start)`: the counter's name and its first value."""
+    it, target = s.iter, s.target
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and
+            isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+        return None
+    start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
+    first = 0 if start is None else start.value if isinstance(start, ast.Constant) else None
+    return (target.elts[0].id, first) if isinstance(first, int) and not isinstance(first, bool) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .api.darts_api import BACKTESTS
 from .api.numpy_api import COMPARING, RANDOM_DRAWS
 from .api.pandas_api import COUNT_ARGS, ROW_ADD, ROW_HEAD, ROW_RANDOM, ROW_TAIL, STAT_METHODS
 from .api.sklearn import UNSUPERVISED
@@ -116,7 +117,8 @@ class Methods:
         if attr == "flow_from_directory":  # images read from a folder: rows of their own (a `subset` of them)
             return self.keras_subset(self.source(e, "read"), e)
         x = args[0] if args else kws.get("X") or kws.get("x") or kws.get("raw_documents") or kws.get("texts") or \
-            kws.get("generator") or kws.get("dataframe") or kws.get("X_train")
+            kws.get("generator") or kws.get("dataframe") or kws.get("X_train") or \
+            (kws.get("series") if attr in FIT else None)  # (darts: `predict(n, series=s)` forecasts after s)
         y = args[1] if len(args) > 1 else kws.get("y") or kws.get("y_train")
         if x is not None and x.kind == "seq" and x.items:  # predict([row]), fit([X1, X2]); a notebook generator's
             x = self.derive(e, list(x.items) if x.func is None else [  # batches: the features of each (x, y) pair
@@ -134,6 +136,8 @@ class Methods:
         if attr in FIT:
             self.user_fit_body(obj, attr, e, args, kws)  # a notebook model class: what its own `fit` does inside
             return self.fit_call(obj, recv, attr, x, y, e, kws)
+        if attr in BACKTESTS and obj.role == "model" and x is not None:
+            return self.backtest(obj, x, attr, e, kws)  # darts: the steps after `start`, forecast one by one
         if attr in PREDICT:
             horizon = False
             if x is None and attr in ("predict", "forecast", "get_forecast", "predict_in_sample"):
@@ -170,16 +174,6 @@ class Methods:
         if attr == "split" and obj.role == "splitter":
             return None
         return self.derive(e, args + list(kws.values()))
-
-    def label_root(self, flabel: tuple) -> object:
-        """The column a label was computed from (`df['log_y'] = np.log(df['y'])` is the task of `y`)."""
-        frame, col = flabel
-        for _ in range(4):
-            refs = self.rec.derived.get((frame, col), (set(),))[0]
-            if len(refs) != 1:
-                break
-            col = next(iter(refs))
-        return col
 
     def through_layers(self, obj: Obj, x: Val) -> Val:
         """Data entering a network passes its adapted preprocessing layers: it carries what they learned."""

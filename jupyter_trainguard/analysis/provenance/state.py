@@ -167,6 +167,10 @@ class State:
             return node.value
         if isinstance(node, ast.Name) and node.id in self.consts:
             return self.consts[node.id]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):  # `preds[n - 1]`, n counted
+            a, b = self.constant(node.left), self.constant(node.right)
+            if type(a) is int and type(b) is int:
+                return a + b if isinstance(node.op, ast.Add) else a - b
         return UNKNOWN
 
     def known_test(self, test: ast.expr) -> bool | None:

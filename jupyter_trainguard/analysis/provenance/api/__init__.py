@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from . import (
     boosting,
+    darts_api,
     fastai_api,
     feature_engine_api,
     forecasting,
@@ -29,7 +30,7 @@ from .table import ClassRow, FuncRow
 
 MODULES = (sklearn, pandas_api, numpy_api, keras, torch_api, boosting, statsmodels_api, forecasting,
            feature_engine_api, sklearn_pandas_api, model_zoo, gensim_api, nltk_api, surprise_api,
-           pyspark_api, fastai_api)
+           pyspark_api, fastai_api, darts_api)
 _MODEL_SUFFIXES = ("Classifier", "Regressor", "Regression", "SVC", "SVR", "NB", "Ridge", "Lasso", "ElasticNet",
                    "Perceptron", "Estimator", "Booster")
 _ANY_LIBRARY_MODELS = ("Classifier", "Regressor", "Regression")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .table import ClassRow
 
-FORECAST = ("prophet", "fbprophet", "neuralprophet")
+FORECAST = ("prophet", "fbprophet", "neuralprophet", "darts")
 CLASSES: dict[str, ClassRow] = {
     "Prophet": ClassRow("model", FORECAST),
     "NeuralProphet": ClassRow("model", FORECAST),

@@ -27,4 +27,4 @@ FUNCS: dict[str, FuncRow] = {
     "load_dataset": FuncRow("dataset", ("datasets", "tensorflow_datasets")),
     "load": FuncRow("dataset", ("tensorflow_datasets",)),
 }
-DATASET_ROOTS = ("torchvision", "torchtext", "torchaudio")
+DATASET_ROOTS = ("torchvision", "torchtext", "torchaudio", "darts")
