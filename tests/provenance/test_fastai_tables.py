@@ -80,6 +80,8 @@ def test_a_learner_keeping_its_best_epoch_by_the_validation_part_it_is_then_scor
     assert leaks(HEAD + LEARNER.format(valid="", cbs=keep)) == ["LEAK004"]
     assert leaks(HEAD + LEARNER.format(valid=", valid_idx=list(range(800, 1000))", cbs=keep)) == ["LEAK004"]
     assert leaks(HEAD + LEARNER.format(valid="", cbs="")) == []
+    named = "keep = [EarlyStoppingCallback(monitor='valid_loss', patience=2)]\n"
+    assert leaks(HEAD + named + LEARNER.format(valid="", cbs=", cbs=keep")) == ["LEAK004"]
 
 
 def test_two_learners_compared_on_the_validation_part_their_fits_report() -> None:

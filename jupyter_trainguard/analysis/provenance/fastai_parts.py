@@ -29,7 +29,6 @@ class FastaiData:
             return self.fastai_loaders_val(q, df, parts, e, procs, self.label_name(e, 4))
         obj = Obj(q, role, site)
         if role == "fastai_splitter":
-            obj.attrs = {}
             obj.bound = (args[0] if args else kws.get("valid_idx"), None)  # IndexSplitter(valid_idx)
         elif role == "fastai_block":
             obj.inner = (kws.get("splitter").obj if kws.get("splitter") is not None and
@@ -39,9 +38,8 @@ class FastaiData:
         return Val("obj", obj=obj, site=site)
 
     def fastai_learner_obj(self, obj: Obj, dls: Val | None, e: ast.Call) -> None:
-        obj.role = "fastai_learner"
         obj.attrs = {"dls": dls}
-        obj.early = _selecting(kw(e, "cbs"))
+        obj.early = _selecting(kw(e, "cbs"), self.bound_nodes)
 
     def fastai_function(self, q: str, effect: str, e: ast.Call, args: list, kws: dict) -> Val | None:
         if effect == "fastai_learner":  # tabular_learner(dls, ...), vision_learner(dls, resnet34)
@@ -191,7 +189,7 @@ class FastaiData:
                 obj.fit = self.add_fit("model", obj.cls, train, e, obj=obj)
             valid = self.learner_part(obj, "valid")
             if valid is not None and obj.fit is not None:
-                early = obj.early or _selecting(kw(e, "cbs"))
+                early = obj.early or _selecting(kw(e, "cbs"), self.bound_nodes)
                 self.rec.eval_sets.append((obj, valid, obj.fit.site, "dls", early))
             return None
         if attr in ("get_preds", "validate", "tta"):
@@ -212,8 +210,11 @@ class FastaiData:
         return None
 
 
-def _selecting(cbs: ast.AST | None) -> bool:
-    """Callbacks that keep the best epoch or stop early by the validation metric."""
+def _selecting(cbs: ast.AST | None, bound: dict) -> bool:
+    """Callbacks that keep the best epoch or stop early by the validation metric (`cbs=[SaveModelCallback()]`,
+    also through a name bound to them)."""
+    if isinstance(cbs, ast.Name):
+        cbs = bound.get(cbs.id, cbs)
     return cbs is not None and any(isinstance(n, ast.Name) and n.id in SELECTING_CALLBACKS or
                                    isinstance(n, ast.Attribute) and n.attr in SELECTING_CALLBACKS
                                    for n in ast.walk(cbs))
