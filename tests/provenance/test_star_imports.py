@@ -44,3 +44,16 @@ def test_a_bare_library_function_the_notebook_never_imports_is_that_library_func
     """A notebook that calls `train_test_split` without importing or defining it lost the cell that imported it
     (a fragment, a cell deleted after it ran): the call is scikit-learn's."""
     assert leaks("from sklearn.metrics import accuracy_score") == ["LEAK005"]
+
+
+def test_a_data_name_a_star_import_may_bring_stays_data_and_a_library_class_does_not() -> None:
+    """After `from helpers import *`, `Xtrain` (bound by no cell) is data from outside the notebook, as without the
+    star import; `URLs` (CamelCase, capitals inside) is a library's class, not rows."""
+    scored = ("from helpers import *\nfrom sklearn.linear_model import LogisticRegression\n"
+              "model = LogisticRegression().fit(Xtrain, ytrain)\nprint(model.score(Xtrain, ytrain))")
+    assert [f.rule_id for f in analyze_sources([scored]).findings if f.rule_id.startswith("LEAK")] == ["LEAK007"]
+    paths = ("from fastai.tabular.all import *\nimport pandas as pd\n"
+             "a = pd.read_pickle(URLs.path('shop') / 'fit.pkl')\nb = pd.read_pickle(URLs.path('shop') / 'check.pkl')\n"
+             "from sklearn.linear_model import LinearRegression\n"
+             "m = LinearRegression().fit(a.drop(columns='y'), a.y)\nprint(m.score(b.drop(columns='y'), b.y))")
+    assert [f.rule_id for f in analyze_sources([paths]).findings if f.rule_id.startswith("LEAK")] == []

@@ -272,5 +272,7 @@ def literal_words(it_node: ast.AST, target: ast.expr, passes: int) -> list[str] 
 
 
 def class_like(name: str) -> bool:
-    """A CamelCase name (`URLs`, `ImageDataLoaders`), not a data name (`X`, `X_train`, `XY`)."""
-    return name[:1].isupper() and "_" not in name and any(c.islower() for c in name)
+    """A CamelCase name with two capitals or more (`URLs`, `ImageDataLoaders`), not a data name (`X`, `X_train`,
+    `XY`, `Xtrain`)."""
+    return name[:1].isupper() and "_" not in name and any(c.islower() for c in name) and \
+        sum(c.isupper() for c in name) >= 2
