@@ -266,6 +266,8 @@ class Methods:
         if attr == "rank" and recv.kind in ("data", "index") and not _windowed(e.func.value):
             fit = self.add_fit("statistic", attr, recv, e)  # each row's place among all the rows
             return Val("data", rows=recv.rows, stats=recv.all_stats | {fit}, site=self.site(e), evals=recv.evals)
+        if attr in ("apply", "map", "applymap") and (used := self.fitted_in_lambda(e)):  # `lambda t: embed(t, w2v)`
+            return Val("data", rows=recv.rows, stats=recv.all_stats | used, site=self.site(e), evals=recv.evals)
         if attr in ("transform", "apply", "agg", "aggregate") and self.stat_in_call(e) and not _windowed(e.func.value):
             fit = self.add_fit("statistic", attr, recv, e)
             return Val("data", rows=recv.rows, stats=recv.all_stats | {fit}, site=self.site(e), evals=recv.evals)

@@ -78,6 +78,16 @@ class Objects:
                 self.rec.eval_sets.append((obj, kws[name], self.site(e), name, obj.early))
         return Val("obj", obj=obj, site=self.site(e))
 
+    def fitted_in_lambda(self, e: ast.Call) -> frozenset:
+        """What the fitted transformers a lambda given to `apply`/`map` reads learned (`df.text.apply(lambda t:
+        average_vector(t, w2v))`, `lambda t: tfidf.transform([t])`): each row's output carries it."""
+        names = {n.id for a in list(e.args) + [k.value for k in e.keywords] if isinstance(a, ast.Lambda)
+                 for n in ast.walk(a.body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and
+                 n.id not in {p.arg for p in a.args.args}}  # (the lambda's own parameters are each row's value)
+        vals = [self.env.get(n) for n in names]
+        return frozenset(v.obj.fit for v in vals if v is not None and v.kind == "obj" and v.obj.fit is not None and
+                         v.obj.role == "transformer" and not getattr(v.obj, "vocab", False))
+
     def fitted_members(self, base: Val, e: ast.Attribute) -> Val | None:
         """`ensemble.estimators_` (a list) or `named_estimators_` (a dict): a fitted copy of each member, trained
         on the rows the ensemble was fitted on; scored one by one they are models of their own."""
