@@ -3,6 +3,8 @@ scored on its own training rows, or rows duplicated by resampling before the spl
 
 from __future__ import annotations
 
+import ast
+
 from ..rows import DUP, covered, dup_step, key_kind, overlap, positional, stable_overlap
 from ..state import Record
 from ..values import TRAIN_FORWARD, Eval, Site
@@ -47,6 +49,8 @@ def overlap_leaks(rec: Record, predict_counts: bool = True, pending: bool = True
             seen.add(("fit", id(dup[0])))
         elif not (covered(scored, trained) or covered(trained, scored)) and _nested(*pair):
             continue  # each side holds rows the other lacks (window context before the test rows): not proven
+        if not ev.scored and covered(scored, trained) and _drawn_to_show(rec, scored, trained):
+            continue  # a few training rows drawn to show what the model answers (`X.sample(5)`), nothing scores them
         if not ev.scored and id(ev) in rec.imputed:
             continue  # predictions that fill a table's cells (a model-based imputer): values, not a score
         if (not ev.scored or ev.method == "kneighbors") and ev.obj is not None and ev.obj.learned is not None:
@@ -276,3 +280,17 @@ def _two_selections(rec: Record, pair: tuple | None) -> tuple[str, Site, Site] |
         a, b = (selection_site(rec.selections.get(st[0])) for st in (sa, sb))
         return (how, a, b) if how is not None and a is not None and b is not None else None
     return None
+
+
+def _drawn_to_show(rec: Record, scored: frozenset, trained: frozenset) -> bool:
+    """Every predicted row is a random sample of a given size (`X.sample(5)`, not `frac=0.8`: a training part)
+    drawn from the rows the model was fitted on."""
+    for tok in scored:
+        base = next((t for t in trained if tok[:len(t)] == t), None)
+        steps = tok[len(base):] if base is not None else ()
+        sites = [getattr(rec.selections.get(key), "site", None) for key, _side in steps]
+        if not steps or any(key_kind(key) != "sample" for key, _side in steps) or any(
+                s is None or not isinstance(s.node, ast.Call) or any(k.arg == "frac" for k in s.node.keywords)
+                for s in sites):
+            return False
+    return True
