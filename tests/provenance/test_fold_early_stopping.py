@@ -246,3 +246,31 @@ def test_early_stopping_given_through_an_unpacked_dict_is_read(params: str) -> N
     assert [f.rule_id for f in stopped] == ["LEAK004"]
     fixed = body.replace(", 'early_stopping_rounds': 100", "").replace(", early_stopping_rounds=100", "")
     assert not [f for f in analyze_sources([code.format(body=fixed)]).findings if f.rule_id.startswith("LEAK")]
+
+
+def test_models_by_name_each_fitted_in_its_own_branch_stop_on_the_scored_fold() -> None:
+    """`for name, template in models.items():` with `if name == 'lgbm':` picking each model's fit call: the name is
+    known on each pass, so the boosted model's fit (with its early-stopping `eval_set` on the fold) is the one it
+    is scored after, not the forest's plain fit of the other branch."""
+    code = """import numpy as np
+import pandas as pd
+import lightgbm as lgb
+from sklearn.base import clone
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.model_selection import KFold
+from sklearn.metrics import mean_squared_error
+df = pd.read_csv('load.csv')
+X, y = df.drop(columns='mw'), df['mw']
+models = {'lgbm': lgb.LGBMRegressor(n_estimators=2000, early_stopping_round=50), 'forest': RandomForestRegressor()}
+for name, template in models.items():
+    scores = []
+    for tr, va in KFold(5, shuffle=True, random_state=0).split(X):
+        X_tr, X_va, y_tr, y_va = X.iloc[tr], X.iloc[va], y.iloc[tr], y.iloc[va]
+        m = clone(template)
+        if name == 'lgbm':
+            m.fit(X_tr, y_tr, eval_set=[(X_va, y_va)])
+        else:
+            m.fit(X_tr, y_tr)
+        scores.append(mean_squared_error(y_va, m.predict(X_va)))
+    print(name, np.mean(scores))"""
+    assert [f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")] == ["LEAK004"]

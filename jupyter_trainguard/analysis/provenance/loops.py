@@ -73,13 +73,18 @@ class Loops:
                 if counter is not None:  # `for i, m in enumerate(models)`: `i` too (`preds[i]` is this model's)
                     self.consts[counter[0]] = counter[1] + i
                 if keys:  # `for name, frame in parts.items()` / `for name in parts`: the name is that pass's key
-                    self.consts[target.elts[0].id if isinstance(target, ast.Tuple) else target.id] = keys[i]
+                    key_name = target.elts[0].id if isinstance(target, ast.Tuple) else target.id
+                    self.consts[key_name] = keys[i]
+                    if isinstance(keys[i], str):  # `if name == 'xgb':` known on each pass, as for a loop over words
+                        self.pass_words.add(key_name)
                 if words:  # `for phase in ['train', 'val']`: the name is that pass's word, and tests on it known
                     self.consts[target.id] = words[i]
                     self.pass_words.add(target.id)
                 self.block(s.body)
             if words:
                 self.pass_words.discard(target.id)
+            if keys:
+                self.pass_words.discard(target.elts[0].id if isinstance(target, ast.Tuple) else target.id)
             if words or indexed is not None:
                 self.consts.pop(target.id, None)
             if counter is not None:

@@ -135,8 +135,9 @@ def _stopped_on_scored_fold(rec: Record, obj, v, site) -> Leak | None:
         name = f" `{data.name}`" if data.name else ""
         scored = f"then scored by {code(ev.site)} in {ev.site.where()}" if ev is not None else \
             "its best score there, logged while training, is the only score the models get"
+        model = f" of `{obj.cls.rsplit('.', 1)[-1]}`" if obj is not None else ""
         return Leak("selection", site,
-                    f"The held-out fold{name} is passed as an early-stopping `eval_set`/`validation_data` in "
+                    f"The held-out fold{name} is passed as an early-stopping `eval_set`/`validation_data`{model} in "
                     f"{site.where()} and {scored}: each fold is scored on the rows that chose when training stopped, "
                     f"so the cross-validated score is optimistic.",
                     evidence={"fit": step_text(site), "evaluation": step_text(ev.site if ev is not None else site),
