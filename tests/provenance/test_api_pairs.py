@@ -493,6 +493,31 @@ PAIRS = [
     ("unknown-call-never-invents", None, "",
      "import mylib\nXtr, Xte, ytr, yte = train_test_split(X, y)\nXtr, Xte = mylib.prepare(Xtr, Xte)\n"
      "print(Ridge().fit(Xtr, ytr).score(Xte, yte))"),
+    ("fastai-tabularpandas-procs-before-a-split", "LEAK001",
+     "from fastai.tabular.all import *\nto = TabularPandas(df, procs=[FillMissing, Normalize], cont_names=['a', 'b'], y_names='label')\n"
+     "Xtr, Xte, ytr, yte = train_test_split(to.xs, to.y)\nprint(Ridge().fit(Xtr, ytr).score(Xte, yte))",
+     "from fastai.tabular.all import *\nsplits = RandomSplitter(valid_pct=0.2, seed=0)(range_of(df))\n"
+     "to = TabularPandas(df, procs=[FillMissing, Normalize], cont_names=['a', 'b'], y_names='label', splits=splits)\n"
+     "print(Ridge().fit(to.train.xs, to.train.y).score(to.valid.xs, to.valid.y))"),
+    ("fastai-learner-scored-on-its-training-part", "LEAK007",
+     "from fastai.tabular.all import *\ndls = TabularDataLoaders.from_df(df, procs=[Normalize], cont_names=['a', 'b'], y_names='label')\n"
+     "learn = tabular_learner(dls)\nlearn.fit_one_cycle(3)\npreds, targs = learn.get_preds(ds_idx=0)\nprint(accuracy_score(targs, preds.argmax(1)))",
+     "from fastai.tabular.all import *\ndls = TabularDataLoaders.from_df(df, procs=[Normalize], cont_names=['a', 'b'], y_names='label')\n"
+     "learn = tabular_learner(dls)\nlearn.fit_one_cycle(3)\npreds, targs = learn.get_preds()\nprint(accuracy_score(targs, preds.argmax(1)))"),
+    ("darts-scaler-over-the-whole-series", "LEAK001",
+     "from darts import TimeSeries\nfrom darts.dataprocessing.transformers import Scaler\nfrom darts.models import ExponentialSmoothing\n"
+     "from darts.metrics import mape\nseries = Scaler().fit_transform(TimeSeries.from_dataframe(df, 'day', 'label'))\n"
+     "fit_part, held = series[:-30], series[-30:]\nm = ExponentialSmoothing()\nm.fit(fit_part)\nprint(mape(held, m.predict(30)))",
+     "from darts import TimeSeries\nfrom darts.dataprocessing.transformers import Scaler\nfrom darts.models import ExponentialSmoothing\n"
+     "from darts.metrics import mape\nseries = TimeSeries.from_dataframe(df, 'day', 'label')\nfit_part, held = series[:-30], series[-30:]\n"
+     "sc = Scaler()\nm = ExponentialSmoothing()\nm.fit(sc.fit_transform(fit_part))\nprint(mape(sc.transform(held), m.predict(30)))"),
+    ("darts-backtest-after-scaling-the-whole-series", "LEAK001",
+     "from darts import TimeSeries\nfrom darts.dataprocessing.transformers import Scaler\nfrom darts.models import Theta\n"
+     "from darts.metrics import mape\nseries = Scaler().fit_transform(TimeSeries.from_dataframe(df, 'day', 'label'))\n"
+     "print(mape(series, Theta().historical_forecasts(series, start=0.8, forecast_horizon=7)))",
+     "from darts import TimeSeries\nfrom darts.models import Theta\nfrom darts.metrics import mape\n"
+     "series = TimeSeries.from_dataframe(df, 'day', 'label')\n"
+     "print(mape(series, Theta().historical_forecasts(series, start=0.8, forecast_horizon=7)))"),
 ]
 
 
