@@ -22,6 +22,15 @@ df = pd.read_csv("data.csv")
 X, y = df.drop(columns="label"), df["label"]"""
 
 PAIRS = [
+    ("text-lines-written-then-read-back", "LEAK001",
+     "from sklearn.feature_extraction.text import TfidfVectorizer\ntr, te = train_test_split(df, random_state=0)\n"
+     "with open('held.txt', 'w') as fp:\n    for t in te['text']:\n        fp.write(t + '\\n')\nvec = TfidfVectorizer().fit(df['text'])\n"
+     "m = LogisticRegression().fit(vec.transform(tr['text']), tr['label'])\n# %%\n"
+     "with open('held.txt') as fp:\n    lines = [l.strip() for l in fp.readlines()]\nprint(accuracy_score(te['label'], m.predict(vec.transform(lines))))",
+     "from sklearn.feature_extraction.text import TfidfVectorizer\ntr, te = train_test_split(df, random_state=0)\n"
+     "with open('held.txt', 'w') as fp:\n    for t in te['text']:\n        fp.write(t + '\\n')\nvec = TfidfVectorizer().fit(tr['text'])\n"
+     "m = LogisticRegression().fit(vec.transform(tr['text']), tr['label'])\n# %%\n"
+     "with open('held.txt') as fp:\n    lines = [l.strip() for l in fp.readlines()]\nprint(accuracy_score(te['label'], m.predict(vec.transform(lines))))"),
     ("pickle-handle-round-trip", "LEAK001",
      "X = StandardScaler().fit_transform(X)\nwith open('features.pkl', 'wb') as f:\n    pickle.dump(X, f)\n# %%\n"
      "with open('features.pkl', 'rb') as f:\n    X2 = pickle.load(f)\nXtr, Xte, ytr, yte = train_test_split(X2, y)\n"

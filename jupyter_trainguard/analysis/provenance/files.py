@@ -164,6 +164,8 @@ class Files:
         (`model.state_dict()`) stand for the network; loaded into another network (`net.load_state_dict(
         torch.load('best.pt'))` of a file the notebook wrote them to) they make it that trained network. `(what the
         call returns,)` when the call is one of these, else None."""
+        if recv.kind == "file":
+            return self.handle_method(recv, attr, e)
         if recv.kind == "obj" and recv.obj is not None and attr in WEIGHTS_OUT:  # a snapshot: the fit it has now
             return (Val("obj", obj=Obj(recv.obj.cls, recv.obj.role, recv.obj.site, fit=recv.obj.fit),
                         site=self.site(e)),)
@@ -175,6 +177,21 @@ class Files:
             return None
         self.wrote(path, recv, path_arg(e))
         return (None,)
+
+    def handle_method(self, handle: Val, attr: str, e: ast.Call) -> tuple | None:
+        """A file handle of a literal path: `fp.write(text)` adds what it writes to what the file holds (rows written
+        one by one in a loop: all of them); `fp.read()` / `fp.readlines()` of a file the notebook wrote return it."""
+        path = (handle.keys or {}).get("path")
+        if attr in ("write", "writelines") and e.args:
+            v = self.expr(e.args[0])
+            if path is not None and v is not None and v.is_data:
+                before = self.written.get(path)
+                self.written[path] = v if before is None or not before.is_data else self.derive(e, [before, v])
+            return (None,)
+        if attr in ("read", "readlines", "readline") and path is not None and path in self.written:
+            got = self.written[path]
+            return (got._replace(site=self.site(e), name=None) if got.is_data else None,)
+        return None
 
     def weights_loaded(self, obj: Obj, attr: str, e: ast.Call) -> bool:
         """`net.load_state_dict(weights)`: the network takes the fit of the network the weights came from, as it
