@@ -144,3 +144,21 @@ clf = make_pipeline(TfidfVectorizer(), MultinomialNB()).fit(X_tr, y_tr)
 print(clf.score(X_tr, y_tr))
 print(clf.score(X_te, y_te))"""
     assert sorted(f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK")) == ["LEAK007"]
+
+
+def test_a_scoring_helper_given_the_training_and_the_test_rows_scores_the_model_on_each() -> None:
+    """`report(model, X_tr, y_tr, X_te, y_te)` from another module, named as a scorer: it scores the model on the
+    training rows (a training score) and on the test rows; two models reported so are compared on the test rows."""
+    code = """import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+from helpers import print_metrics
+loans = pd.read_csv("loans.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(loans.drop(columns="bad"), loans["bad"], random_state=2)
+lr = LogisticRegression().fit(X_tr, y_tr)
+print_metrics(lr, X_tr, y_tr, X_te, y_te)
+tree = DecisionTreeClassifier(max_depth=4).fit(X_tr, y_tr)
+print_metrics(tree, X_tr, y_tr, X_te, y_te)"""
+    found = sorted(f.rule_id for f in analyze_sources([code]).findings if f.rule_id.startswith("LEAK"))
+    assert found == ["LEAK005", "LEAK007", "LEAK007"]

@@ -74,15 +74,18 @@ class ByUse:
     def scored_by_helper(self, args: list, e: ast.Call) -> bool:
         """`print_metrics(model, X_test, y_test)`, `evaluate_model(clf, X_val, y_val)`: a helper from another
         module whose name says it scores, given a fitted model and then data, scores the model on that data (the
-        argument order of scikit-learn's scorers)."""
+        argument order of scikit-learn's scorers); given the training rows and the test rows, on each."""
         at = next((i for i, a in enumerate(args) if a is not None and a.kind == "obj" and a.obj.fit is not None and
                    a.obj.fit.kind == "model"), None)
-        x = next((a for a in args[at + 1:] if a is not None and a.is_data and a.rows), None) if at is not None \
-            else None
-        if x is None:
-            return False
-        self.add_eval(args[at].obj, x, "scored by a helper", e, scored=True)
-        return True
+        data = [a for a in args[at + 1:] if a is not None and a.kind in ("data", "index") and a.rows] \
+            if at is not None else []
+        xs = data[:1]
+        if len(data) >= 4:  # `(model, X_tr, y_tr, X_te, y_te)` or `(model, X_tr, X_te, y_tr, y_te)`: both sets
+            other = data[2] if data[2].rows != data[0].rows else data[1]
+            xs += [other] if other.rows != data[0].rows else []
+        for x in xs:
+            self.add_eval(args[at].obj, x, "scored by a helper", e, scored=True)
+        return bool(xs)
 
     def compares_predictions(self, q: str, args: list) -> bool:
         """An imported function the analysis does not know, given first the labels of some rows and a model's
